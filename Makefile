@@ -1,0 +1,42 @@
+# One task runner. `make demo` and `make test` work from a fresh clone: they create .venv and install
+# everything the project needs (Python packages and the embedded PostgreSQL, which comes with pgserver).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+export LITELLM_LOCAL_MODEL_COST_MAP ?= True
+export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
+export GX_ANALYTICS_ENABLED ?= false
+export DBT_SEND_ANONYMOUS_USAGE_STATS ?= false
+export DO_NOT_TRACK ?= 1
+
+.PHONY: install demo test lint format clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "agent-signals needs Python 3.11 (set PYTHON=python3.11)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install  ## migrate, seed 200 demo users, run the pipeline once, print the summary
+	$(BIN)/agent-signals demo
+
+test: install  ## the whole suite against a real PostgreSQL (embedded unless DATABASE_URL is set)
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check src flows tests bench
+	$(BIN)/ruff format --check src flows tests bench
+
+format: install
+	$(BIN)/ruff format src flows tests bench
+	$(BIN)/ruff check --fix src flows tests bench
+
+clean:  ## stop the embedded PostgreSQL and remove its data and the virtualenv
+	-$(BIN)/python -c 'import pgserver; pgserver.get_server(".agent-signals/pgdata", cleanup_mode="delete")' 2>/dev/null
+	rm -rf .agent-signals $(VENV)

@@ -1,0 +1,1 @@
+"""Prefect flows: thin orchestration of the functions in agent_signals."""

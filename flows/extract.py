@@ -1,0 +1,25 @@
+"""The scheduled extraction flow: scan -> (per shard) load -> extract -> validate -> apply."""
+
+from __future__ import annotations
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.runtime import flow_run
+
+from agent_signals import pipeline
+from agent_signals.config import Settings
+
+
+@task(name="process-shard", cache_policy=NO_CACHE)
+async def process_shard(run: pipeline.RunContext, user_ids: list[str]) -> None:
+    await pipeline.process_shard(run, user_ids)
+
+
+@flow(name="extract-signals")
+async def extract_signals(kind: str = "scheduled") -> dict:
+    settings = Settings()
+    async with pipeline.open_run(settings, kind=kind, flow_run_id=flow_run.get_id()) as run:
+        users = await pipeline.scan(run)
+        for shard in pipeline.shards(users, settings.shard_size):
+            await process_shard(run, shard)
+    return run.summary()

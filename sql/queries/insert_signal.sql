@@ -1,0 +1,10 @@
+insert into signals.signals as s (
+    signal_id, user_id, content, normalized, kind, tier, origin, status,
+    mention_count, first_seen_at, last_seen_at
+)
+values (
+    %(signal_id)s, %(user_id)s, %(content)s, %(normalized)s, %(kind)s, %(tier)s, 'inferred', 'active',
+    1, %(first_seen_at)s, %(last_seen_at)s
+)
+on conflict (signal_id) do nothing
+returning signal_id

@@ -1,0 +1,3 @@
+from agent_signals.cli import main
+
+main()

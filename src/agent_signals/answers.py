@@ -1,0 +1,88 @@
+"""The typed answer of prompts/extract/v1 (its JSON schema, prompts/extract/v1.schema.json, is generated from
+these models and a test keeps the two equal), and strict parsing of a model's raw text."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+Handle = Annotated[str, StringConstraints(pattern=r"^[ms]\d{1,5}$")]
+Tier = Literal["core", "contextual"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Evidence(_Strict):
+    message: Handle
+    quote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+
+
+class Create(_Strict):
+    action: Literal["create"]
+    content: Text
+    tier: Tier
+    kind: str
+    evidence: list[Evidence] = Field(min_length=1, max_length=5)
+
+
+class Update(_Strict):
+    action: Literal["update"]
+    signal: Handle
+    content: Text
+    tier: Tier
+    kind: str
+    evidence: list[Evidence] = Field(min_length=1, max_length=5)
+
+
+class Skip(_Strict):
+    action: Literal["skip"]
+    reason: str = Field(default="", max_length=500)
+
+
+Action = Annotated[Create | Update | Skip, Field(discriminator="action")]
+
+
+class ExtractAnswer(_Strict):
+    actions: list[Action] = Field(max_length=50)
+
+
+class InvalidAnswer(Exception):
+    """The model answered, but the answer cannot be used: nothing is written for that user."""
+
+    def __init__(self, reason: str, raw: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+_CODE_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
+
+
+def parse_extract_answer(raw: str | None) -> ExtractAnswer:
+    """Parse strictly. An empty body, non-JSON, or any schema violation raises InvalidAnswer."""
+    if raw is None or not raw.strip():
+        raise InvalidAnswer("empty answer", raw or "")
+    text = raw
+    fenced = _CODE_FENCE.match(text)
+    if fenced:  # models often wrap JSON in a markdown code fence; the content must still be exact JSON
+        text = fenced[1]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidAnswer(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", raw) from None
+    try:
+        return ExtractAnswer.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InvalidAnswer(f"wrong schema at {where}: {first['msg']}", raw) from None
+
+
+def extract_answer_schema() -> dict:
+    return ExtractAnswer.model_json_schema()

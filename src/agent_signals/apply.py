@@ -1,0 +1,192 @@
+"""Apply one user's validated proposals in one transaction: creates, updates, reinforcements, evidence,
+events and watermarks. Re-applying the same proposals changes nothing."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID, uuid4, uuid5
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from agent_signals.config import Settings
+from agent_signals.extract import SourceMessage
+from agent_signals.sqlfiles import query
+from agent_signals.validate import Proposal
+
+SIGNAL_NAMESPACE = UUID("6f1c2b7e-3d5a-4e8f-9b1a-2c4d6e8fa0b1")
+
+
+def signal_id_for(user_id: str, normalized: str) -> UUID:
+    """Deterministic id of a new inferred signal: replays of the same window create the same ids."""
+    return uuid5(SIGNAL_NAMESPACE, f"{user_id}\x00{normalized}")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    run_id: UUID
+    prompt_version: str
+    model: str
+
+
+class _Writer:
+    """The statements of one user's transaction."""
+
+    def __init__(self, conn: psycopg.AsyncConnection, settings: Settings, user_id: str, prov: Provenance):
+        self.conn = conn
+        self.settings = settings
+        self.user_id = user_id
+        self.prov = prov
+        self.counts: Counter[str] = Counter()
+
+    async def one(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        cur = self.conn.cursor(row_factory=dict_row)
+        await cur.execute(query(self.settings, name), params)
+        return await cur.fetchone() if cur.description else None
+
+    async def event(self, signal_id: UUID, action: str, before: Any, after: Any) -> None:
+        await self.one(
+            "insert_event",
+            {
+                "signal_id": signal_id,
+                "user_id": self.user_id,
+                "run_id": self.prov.run_id,
+                "action": action,
+                "actor": "pipeline",
+                "prompt_version": self.prov.prompt_version,
+                "model": self.prov.model,
+                "before": Jsonb(before) if before is not None else None,
+                "after": Jsonb(after) if after is not None else None,
+            },
+        )
+
+    async def cite(self, signal_id: UUID, proposal: Proposal) -> int:
+        """Insert the proposal's evidence; returns how many messages are newly cited."""
+        added = 0
+        for cite in proposal.evidence:
+            cur = await self.conn.execute(
+                query(self.settings, "insert_evidence"),
+                {
+                    "signal_id": signal_id,
+                    "conversation_id": cite.message.conversation_id,
+                    "message_id": cite.message.message_id,
+                    "quote": cite.quote,
+                    "message_at": cite.message.created_at,
+                    "run_id": self.prov.run_id,
+                },
+            )
+            added += cur.rowcount
+        return added
+
+    async def reinforce(self, signal_id: UUID, before: dict, proposal: Proposal) -> None:
+        if await self.cite(signal_id, proposal) == 0:
+            self.counts["unchanged"] += 1  # every cited message was already evidence: a replay
+            return
+        after = await self.one("sync_mentions", {"signal_id": signal_id})
+        await self.event(signal_id, "reinforce", before, after["snapshot"])
+        self.counts["reinforced"] += 1
+
+    async def create(self, proposal: Proposal) -> None:
+        existing = await self.one(
+            "find_signal_by_text", {"user_id": self.user_id, "normalized": proposal.normalized}
+        )
+        if existing is not None:
+            await self._restated(existing, proposal)
+            return
+        seen = [c.message.created_at for c in proposal.evidence]
+        params = {
+            "signal_id": signal_id_for(self.user_id, proposal.normalized),
+            "user_id": self.user_id,
+            "content": proposal.content,
+            "normalized": proposal.normalized,
+            "kind": proposal.kind,
+            "tier": proposal.tier,
+            "first_seen_at": min(seen),
+            "last_seen_at": max(seen),
+        }
+        if await self.one("insert_signal", params) is None:
+            # the deterministic id is taken by a signal whose text was later updated away from this one
+            params["signal_id"] = uuid4()
+            await self.one("insert_signal", params)
+        signal_id = params["signal_id"]
+        await self.cite(signal_id, proposal)
+        after = await self.one("sync_mentions", {"signal_id": signal_id})
+        await self.event(signal_id, "create", None, after["snapshot"])
+        self.counts["created"] += 1
+
+    async def _restated(self, existing: dict, proposal: Proposal) -> None:
+        if existing["origin"] == "manual":
+            self.counts["skipped_manual"] += 1  # the user's own word wins
+        elif existing["status"] == "deleted":
+            self.counts["skipped_tombstone"] += 1  # the user deleted it: never silently re-created
+        else:
+            await self.reinforce(existing["signal_id"], existing["snapshot"], proposal)
+
+    async def update(self, proposal: Proposal) -> None:
+        assert proposal.target is not None
+        target = await self.one(
+            "lock_signal", {"signal_id": proposal.target.signal_id, "user_id": self.user_id}
+        )
+        if target is None or target["origin"] != "inferred" or target["status"] != "active":
+            await self.create(proposal)  # the signal changed since the prompt was built: treat as new
+            return
+        if proposal.normalized == proposal.target.normalized:
+            await self.reinforce(target["signal_id"], target["snapshot"], proposal)
+            return
+        same_text = await self.one(
+            "find_signal_by_text", {"user_id": self.user_id, "normalized": proposal.normalized}
+        )
+        if same_text is not None:  # the new text is already another signal: that one is restated
+            await self._restated(same_text, proposal)
+            return
+        await self.one(
+            "rewrite_signal",
+            {
+                "signal_id": target["signal_id"],
+                "content": proposal.content,
+                "normalized": proposal.normalized,
+                "kind": proposal.kind,
+                "tier": proposal.tier,
+            },
+        )
+        await self.cite(target["signal_id"], proposal)
+        after = await self.one("sync_mentions", {"signal_id": target["signal_id"]})
+        await self.event(target["signal_id"], "update", target["snapshot"], after["snapshot"])
+        self.counts["updated"] += 1
+
+
+async def apply_user(
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    user_id: str,
+    proposals: list[Proposal],
+    read: list[SourceMessage],
+    prov: Provenance,
+) -> Counter[str]:
+    """One transaction: the proposals, their events, the user's watermarks past every message read."""
+    async with conn.transaction():
+        writer = _Writer(conn, settings, user_id, prov)
+        await writer.one("lock_user", {"user_id": user_id})
+        for proposal in proposals:
+            await (writer.create(proposal) if proposal.action == "create" else writer.update(proposal))
+        last: dict[str, SourceMessage] = {}
+        for message in read:
+            seen = last.get(message.conversation_id)
+            if seen is None or (message.created_at, message.message_id) > (seen.created_at, seen.message_id):
+                last[message.conversation_id] = message
+        for message in last.values():
+            await writer.one(
+                "advance_watermark",
+                {
+                    "conversation_id": message.conversation_id,
+                    "user_id": user_id,
+                    "last_message_at": message.created_at,
+                    "last_message_id": message.message_id,
+                    "run_id": prov.run_id,
+                },
+            )
+        await writer.one("resolve_failures", {"user_id": user_id, "run_id": prov.run_id})
+    return writer.counts

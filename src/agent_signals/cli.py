@@ -1,0 +1,202 @@
+"""The `agent-signals` command line. Heavy libraries are imported inside commands, after runtime defaults."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from agent_signals.config import Settings
+from agent_signals.errors import AgentSignalsError, UnknownUser
+
+
+def _settings(ctx: click.Context) -> Settings:
+    return ctx.find_root().obj
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agent-signals")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Learn short, durable, self-stated facts about users from flagged conversations."""
+    from agent_signals.runtime import apply_defaults
+
+    ctx.obj = Settings()
+    apply_defaults(ctx.obj)
+
+
+@cli.group()
+def db() -> None:
+    """The database: migrations and connection URL."""
+
+
+@db.command("migrate")
+@click.pass_context
+def db_migrate(ctx: click.Context) -> None:
+    """Apply pending migrations from sql/migrations (idempotent)."""
+    from agent_signals import db as database
+    from agent_signals.migrate import migrate
+
+    settings = _settings(ctx)
+    with database.session(settings, autocommit=True) as conn:
+        applied = migrate(conn, settings)
+    click.echo(f"applied {', '.join(applied)}" if applied else "schema is up to date")
+
+
+@db.command("url")
+@click.pass_context
+def db_url(ctx: click.Context) -> None:
+    """Print a libpq URL that psql accepts: psql "$(agent-signals db url)"."""
+    from agent_signals import db as database
+
+    click.echo(database.database_url(_settings(ctx)))
+
+
+@cli.command("load")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.pass_context
+def load_cmd(ctx: click.Context, file: Path) -> None:
+    """Import conversations from FILE.json, all or nothing; re-loading changes nothing."""
+    from agent_signals import db as database
+    from agent_signals import load
+    from agent_signals.migrate import check_current
+
+    settings = _settings(ctx)
+    data = load.read(file)
+    with database.session(settings) as conn:
+        check_current(conn, settings)
+        result = load.store(conn, settings, data)
+    click.echo(
+        f"{file}: {result.conversations_new} new conversation(s), {result.conversations_changed} changed, "
+        f"{result.messages_new} new message(s), {result.messages_unchanged} already loaded"
+    )
+
+
+@cli.group("demo", invoke_without_command=True)
+@click.option("--users", default=200, show_default=True, type=click.IntRange(1, 1_000_000))
+@click.pass_context
+def demo(ctx: click.Context, users: int) -> None:
+    """Migrate, seed demo conversations, run the pipeline once, print the summary and a sample user."""
+    if ctx.invoked_subcommand is not None:
+        return
+    ctx.invoke(db_migrate)
+    ctx.invoke(demo_seed, users=users, seed=7, messages_per_user=10)
+    summary = ctx.invoke(run_cmd, kind="manual")
+    sample = _sample_user(_settings(ctx))
+    if sample and summary:
+        click.echo(f"\nSignals of {sample} (agent-signals signals list --user {sample}):")
+        ctx.invoke(signals_list, user=sample, show_all=False)
+
+
+@demo.command("seed")
+@click.option("--users", required=True, type=click.IntRange(1, 1_000_000), help="Number of demo users.")
+@click.option("--seed", default=7, show_default=True, help="Random seed: same seed, same data.")
+@click.option("--messages-per-user", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.pass_context
+def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int) -> None:
+    """Write deterministic synthetic conversations for N users (idempotent)."""
+    from agent_signals import db as database
+    from agent_signals.demo import seed as seed_users
+    from agent_signals.migrate import check_current
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        check_current(conn, settings)
+        result = seed_users(conn, settings, users=users, seed=seed, messages_per_user=messages_per_user)
+    click.echo(
+        f"seeded {users} demo user(s): {result.conversations_new} new conversation(s), "
+        f"{result.messages_new} new message(s)"
+    )
+
+
+@cli.command("run")
+@click.option(
+    "--kind",
+    type=click.Choice(["manual", "scheduled"]),
+    default="manual",
+    show_default=True,
+    help="How the run is recorded in ops.runs.",
+)
+@click.pass_context
+def run_cmd(ctx: click.Context, kind: str) -> dict:
+    """Run the extraction flow once now (Prefect, ephemeral mode when no PREFECT_API_URL is set)."""
+    from flows.extract import extract_signals
+
+    started = time.monotonic()
+    summary = asyncio.run(extract_signals(kind=kind))
+    _print_summary(summary, time.monotonic() - started)
+    return summary
+
+
+def _print_summary(summary: dict, seconds: float) -> None:
+    actions = ", ".join(f"{k} {v}" for k, v in summary["actions"].items()) or "none"
+    click.echo(
+        f"\nrun {summary['run_id']} ({summary['kind']}): {summary['status']} in {seconds:.1f}s\n"
+        f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
+        f"  actions: {actions}\n"
+        f"  llm calls {summary['llm_calls']}, prompt tokens {summary['prompt_tokens']}, "
+        f"completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
+        f"  failures {summary['failures']}"
+    )
+
+
+@cli.group()
+def signals() -> None:
+    """Read signals."""
+
+
+@signals.command("list")
+@click.option("--user", required=True, help="User id.")
+@click.option("--all", "show_all", is_flag=True, help="Include archived, merged and deleted signals.")
+@click.pass_context
+def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
+    """List a user's signals: tier, origin, kind, mentions, last seen, content and evidence."""
+    from agent_signals import db as database
+    from agent_signals.sqlfiles import query
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        if not conn.execute(query(settings, "user_exists"), {"user_id": user}).fetchone()[0]:
+            raise UnknownUser(f"no conversations or signals for user {user!r}", hint="check the user id")
+        rows = conn.execute(query(settings, "list_signals"), {"user_id": user, "all": show_all}).fetchall()
+    if not rows:
+        click.echo(f"{user} has no signals yet")
+    for _id, tier, origin, kind, status, mentions, last_seen, content, evidence in rows:
+        state = "" if status == "active" else f" [{status}]"
+        click.echo(
+            f"- {content}{state}\n    {tier}/{kind}, {origin}, {mentions} mention(s), "
+            f"last seen {last_seen:%Y-%m-%d %H:%M}"
+        )
+        for e in evidence:
+            click.echo(f'    evidence {e["conversation_id"]}:{e["message_id"]} "{e["quote"]}"')
+
+
+def _sample_user(settings: Settings) -> str | None:
+    from agent_signals import db as database
+    from agent_signals.sqlfiles import query
+
+    with database.session(settings) as conn:
+        row = conn.execute(query(settings, "sample_user")).fetchone()
+    return row[0] if row else None
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.UsageError as exc:
+        cmd = exc.ctx.command_path if exc.ctx else "agent-signals"
+        click.echo(f"error: {exc.format_message()} (see `{cmd} --help`)", err=True)
+        sys.exit(2)
+    except AgentSignalsError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        if exc.hint:
+            click.echo(f"hint: {exc.hint}", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)

@@ -1,0 +1,81 @@
+"""Settings, built once at run time from the environment (prefix ``AGENT_SIGNALS_``) and passed down.
+
+Nothing in the package reads the environment anywhere else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+DEFAULT_KINDS = (
+    "role",
+    "team",
+    "ownership",
+    "expertise",
+    "communication",
+    "writing",
+    "preference",
+    "personal",
+)
+OFFLINE_MODEL = "offline/rules"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="AGENT_SIGNALS_", extra="ignore", frozen=True, populate_by_name=True
+    )
+
+    database_url: str | None = Field(
+        default=None,
+        validation_alias="DATABASE_URL",
+        description="PostgreSQL URL. Unset: an embedded PostgreSQL (pgserver) under data_dir.",
+    )
+    data_dir: Path = Field(
+        default=PROJECT_DIR / ".agent-signals",
+        description="Folder of the embedded PostgreSQL's data (git-ignored).",
+    )
+    database_name: str = Field(default="agent_signals", description="Database used on the embedded server.")
+    project_dir: Path = Field(default=PROJECT_DIR, description="Folder holding sql/, prompts/ and dbt/.")
+    model: str = Field(default=OFFLINE_MODEL, description="litellm model string used for extraction.")
+    concurrency: int = Field(default=8, ge=1, le=256, description="Users extracted at the same time.")
+    max_retries: int = Field(default=3, ge=0, le=10, description="Retries of a model call that failed.")
+    retry_backoff_s: float = Field(default=1.0, ge=0, description="First retry delay; doubles each retry.")
+    timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one model call.")
+    max_prompt_tokens: int = Field(
+        default=6000, ge=500, description="A user's new messages are chunked into calls past this budget."
+    )
+    max_answer_tokens: int = Field(default=1024, ge=64, description="max_tokens of one extraction call.")
+    kinds: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=DEFAULT_KINDS, description="The closed set of signal kinds."
+    )
+    shard_size: int = Field(default=500, ge=1, description="Users loaded and processed per batch.")
+
+    @field_validator("kinds", mode="before")
+    @classmethod
+    def _split_kinds(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(k.strip() for k in value.split(",") if k.strip())
+        return value
+
+    @field_validator("kinds")
+    @classmethod
+    def _check_kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("AGENT_SIGNALS_KINDS must name at least one kind")
+        bad = [k for k in value if not k.isidentifier() or not k.islower()]
+        if bad:
+            raise ValueError(f"kinds must be lower-case identifiers, got {bad}")
+        return value
+
+    @property
+    def sql_dir(self) -> Path:
+        return self.project_dir / "sql"
+
+    @property
+    def prompts_dir(self) -> Path:
+        return self.project_dir / "prompts"

@@ -1,0 +1,137 @@
+"""Every model call goes through here: litellm, retries with backoff for transient faults, usage and cost.
+
+"The model failed" (timeout, rate limit, server error, empty body: retried, then ModelUnavailable) is kept
+apart from "the answer is invalid" (answers.InvalidAnswer), which is never retried within a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import dataclass
+
+import litellm
+
+from agent_signals.config import OFFLINE_MODEL, Settings
+from agent_signals.offline.provider import PROVIDER, OfflineRules
+
+log = logging.getLogger(__name__)
+
+RETRYABLE = (
+    litellm.Timeout,
+    litellm.RateLimitError,
+    litellm.APIConnectionError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
+)
+
+
+class ModelUnavailable(Exception):
+    """The model could not give an answer (after retries, where retrying made sense)."""
+
+    def __init__(self, kind: str, message: str, attempts: int) -> None:
+        super().__init__(f"{kind} after {attempts} attempt(s): {message}")
+        self.kind = kind
+        self.attempts = attempts
+
+
+class EmptyAnswer(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    attempts: int
+
+
+def register_offline(latency_s: float = 0.0) -> None:
+    """Route `offline/...` model strings to the built-in offline model (idempotent)."""
+    handler = OfflineRules(latency_s=latency_s)
+    litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER] + [
+        {"provider": PROVIDER, "custom_handler": handler}
+    ]
+    litellm.register_model(
+        {
+            OFFLINE_MODEL: {
+                "max_tokens": 8192,
+                "max_input_tokens": 128000,
+                "max_output_tokens": 8192,
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "cache_creation_input_token_cost": 0.0,
+                "cache_read_input_token_cost": 0.0,
+                "litellm_provider": PROVIDER,
+                "mode": "chat",
+            }
+        }
+    )
+
+
+def _kind(exc: BaseException) -> str:
+    if isinstance(exc, (asyncio.TimeoutError, litellm.Timeout)):
+        return "timeout"
+    if isinstance(exc, litellm.RateLimitError):
+        return "rate_limit"
+    if isinstance(exc, EmptyAnswer):
+        return "empty_answer"
+    if isinstance(exc, litellm.APIConnectionError):
+        return "connection"
+    if isinstance(exc, RETRYABLE):
+        return "server_error"
+    if isinstance(exc, litellm.AuthenticationError):
+        return "authentication"
+    if isinstance(exc, (litellm.NotFoundError, litellm.BadRequestError)):
+        return "bad_request"
+    return "error"
+
+
+def _cost(response: litellm.ModelResponse) -> float:
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # a model litellm has no price for: tokens are still counted
+        return 0.0
+
+
+async def complete(messages: list[dict], settings: Settings, *, max_tokens: int | None = None) -> Completion:
+    """One chat completion with retries. Raises ModelUnavailable; never returns an empty text."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            response = await asyncio.wait_for(
+                litellm.acompletion(
+                    model=settings.model,
+                    messages=messages,
+                    temperature=0,
+                    max_tokens=max_tokens or settings.max_answer_tokens,
+                    response_format={"type": "json_object"},
+                    drop_params=True,
+                    num_retries=0,
+                ),
+                timeout=settings.timeout_s,  # litellm does not enforce timeout= for custom providers
+            )
+            text = response.choices[0].message.content
+            if not text or not text.strip():
+                raise EmptyAnswer("the model returned an empty body")
+            usage = response.usage
+            return Completion(
+                text=text,
+                prompt_tokens=int(usage.prompt_tokens or 0),
+                completion_tokens=int(usage.completion_tokens or 0),
+                cost_usd=_cost(response),
+                attempts=attempt,
+            )
+        except (TimeoutError, EmptyAnswer, *RETRYABLE) as exc:
+            if attempt > settings.max_retries:
+                raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
+            delay = settings.retry_backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
+            log.warning("model call failed (%s), retry %d in %.1fs", _kind(exc), attempt, delay)
+            await asyncio.sleep(delay)
+        except Exception as exc:  # authentication, bad request, unknown model: retrying cannot help
+            raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc

@@ -1,0 +1,162 @@
+"""`agent-signals load FILE.json`: import conversations, all or nothing, idempotently."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+import psycopg
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from agent_signals.config import Settings
+from agent_signals.errors import LoadError
+from agent_signals.sqlfiles import query
+
+Role = Literal["user", "assistant", "tool", "system"]
+
+
+def parse_timestamp(value: object) -> datetime:
+    if not isinstance(value, str):
+        raise ValueError("must be an ISO 8601 string")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO 8601 timestamp") from None
+    if parsed.tzinfo is None:
+        raise ValueError(f"{value!r} has no timezone offset (add Z or +HH:MM)")
+    return parsed
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    message_id: str | None = Field(default=None, min_length=1, max_length=200)
+    role: Role
+    content: str
+    created_at: datetime
+
+    _ts = field_validator("created_at", mode="before")(lambda cls, v: parse_timestamp(v))
+
+
+class ConversationIn(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    conversation_id: str = Field(min_length=1, max_length=200)
+    user_id: str = Field(min_length=1, max_length=200)
+    channel: str | None = None
+    extract: bool
+    messages: list[MessageIn]
+
+
+class ConversationsFile(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    conversations: list[ConversationIn]
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    conversations_new: int
+    conversations_changed: int
+    messages_new: int
+    messages_unchanged: int
+
+
+def _path(loc: Iterable[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def parse(text: str, source: str = "<input>") -> ConversationsFile:
+    """Validate a whole file; the first bad field is named by its path, e.g. conversations[3].messages[0].role."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoadError(
+            f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(raw, dict):
+        raise LoadError(f"{source}: the top level must be an object with a 'conversations' list")
+    try:
+        parsed = ConversationsFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise LoadError(
+            f"{source}: {_path(first['loc'])}: {first['msg']}", hint="nothing was loaded"
+        ) from None
+    seen: set[str] = set()
+    for i, conv in enumerate(parsed.conversations):
+        if conv.conversation_id in seen:
+            raise LoadError(
+                f"{source}: conversations[{i}].conversation_id: {conv.conversation_id!r} appears twice",
+                hint="nothing was loaded",
+            )
+        seen.add(conv.conversation_id)
+        ids: set[str] = set()
+        for j, msg in enumerate(conv.messages):
+            message_id = msg.message_id or default_message_id(j)
+            if message_id in ids:
+                raise LoadError(
+                    f"{source}: conversations[{i}].messages[{j}].message_id: {message_id!r} appears twice "
+                    "in this conversation",
+                    hint="nothing was loaded",
+                )
+            ids.add(message_id)
+    return parsed
+
+
+def default_message_id(index: int) -> str:
+    """Id of a message given without one: its 1-based position, stable while a conversation only grows."""
+    return f"{index + 1:05d}"
+
+
+def read(path: Path) -> ConversationsFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LoadError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise LoadError(f"{path}: not UTF-8 text") from None
+    return parse(text, str(path))
+
+
+def store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile) -> LoadResult:
+    """Write a validated file in one transaction: new conversations, changed flags, appended messages."""
+    with conn.transaction():
+        conn.execute(query(settings, "load_staging_tables"))
+        with conn.cursor().copy(
+            "copy load_conversations (conversation_id, user_id, channel, extract) from stdin"
+        ) as copy:
+            for conv in data.conversations:
+                copy.write_row((conv.conversation_id, conv.user_id, conv.channel, conv.extract))
+        with conn.cursor().copy(
+            "copy load_messages (conversation_id, message_id, role, content, created_at) from stdin"
+        ) as copy:
+            for conv in data.conversations:
+                for j, msg in enumerate(conv.messages):
+                    copy.write_row(
+                        (
+                            conv.conversation_id,
+                            msg.message_id or default_message_id(j),
+                            msg.role,
+                            msg.content,
+                            msg.created_at,
+                        )
+                    )
+        clash = conn.execute(query(settings, "load_owner_clash")).fetchone()
+        if clash:
+            raise LoadError(
+                f"conversation {clash[0]!r} belongs to user {clash[1]!r} in the database but to {clash[2]!r} "
+                "in the file",
+                hint="nothing was loaded; a conversation cannot change owner",
+            )
+        new, changed = conn.execute(query(settings, "load_upsert_conversations")).fetchone()
+        messages_new = conn.execute(query(settings, "load_insert_messages")).rowcount
+        total = conn.execute("select count(*) from load_messages").fetchone()[0]
+    return LoadResult(new or 0, changed or 0, messages_new, total - messages_new)

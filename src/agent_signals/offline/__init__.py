@@ -1,0 +1,1 @@
+"""The built-in offline model: a rules-based extractor behind a litellm custom provider."""

@@ -1,0 +1,66 @@
+"""The offline model as a litellm custom provider: `offline/rules` reads the rendered extraction prompt,
+answers the same JSON a real model would, and reports usage counted with litellm's token counter."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import litellm
+from litellm import CustomLLM, ModelResponse
+from litellm.types.utils import Usage
+
+from agent_signals.prompts import parse_extract_prompt
+
+PROVIDER = "offline"
+
+
+def fill_response(
+    model_response: ModelResponse, model: str, messages: list[dict], text: str
+) -> ModelResponse:
+    """Fill the response object litellm handed us (returning a new one would break its cost tracking)."""
+    model_response.choices[0].message.content = text  # type: ignore[union-attr]
+    model_response.choices[0].finish_reason = "stop"
+    model_response.model = model
+    model_response.created = int(time.time())
+    prompt_tokens = litellm.token_counter(model=model, messages=messages)
+    completion_tokens = litellm.token_counter(model=model, text=text, count_response_tokens=True)
+    model_response.usage = Usage(  # type: ignore[attr-defined]
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=prompt_tokens + completion_tokens,
+    )
+    return model_response
+
+
+def answer(messages: list[dict]) -> str:
+    """The offline model's answer to a rendered extraction prompt."""
+    from agent_signals.offline import rules
+
+    prompt_messages, known, kinds = parse_extract_prompt(messages)
+    actions = rules.extract(
+        [rules.Message(m.handle, m.text) for m in prompt_messages],
+        [rules.Known(k.handle, k.content, k.tier, k.kind, k.origin) for k in known],
+        kinds,
+    )
+    return json.dumps({"actions": actions}, ensure_ascii=False, separators=(",", ":"))
+
+
+class OfflineRules(CustomLLM):
+    """`offline/rules`; `latency_s` simulates a remote model's latency (benchmarks only)."""
+
+    def __init__(self, latency_s: float = 0.0) -> None:
+        super().__init__()
+        self.latency_s = latency_s
+
+    def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        return fill_response(kwargs["model_response"], model, messages, answer(messages))
+
+    async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        return fill_response(kwargs["model_response"], model, messages, answer(messages))

@@ -1,0 +1,189 @@
+"""The stages of one run as plain functions (flows/ only composes them; tests call them directly):
+open a run, scan, then per shard: load -> extract -> validate -> apply, one user at a time per slot."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from uuid import UUID, uuid4
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from agent_signals import db, llm, runs
+from agent_signals.answers import InvalidAnswer, parse_extract_answer
+from agent_signals.apply import Provenance, apply_user
+from agent_signals.config import Settings
+from agent_signals.extract import UserBatch, build_calls, prompt_version
+from agent_signals.migrate import check_current
+from agent_signals.source import load_batches, pending_users
+from agent_signals.validate import Proposal, validate_answer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunContext:
+    settings: Settings
+    run_id: UUID
+    kind: str
+    until: datetime
+    prompt_version: str
+    pool: AsyncConnectionPool
+    ledger: psycopg.AsyncConnection
+    stats: runs.RunStats
+    status: str = "running"
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.run_id, self.prompt_version, self.settings.model)
+
+    def summary(self) -> dict:
+        s = self.stats
+        return {
+            "run_id": str(self.run_id),
+            "kind": self.kind,
+            "status": self.status,
+            "users": s.users,
+            "conversations": s.conversations,
+            "messages": s.messages,
+            "actions": dict(sorted(s.actions.items())),
+            "llm_calls": s.llm_calls,
+            "prompt_tokens": s.prompt_tokens,
+            "completion_tokens": s.completion_tokens,
+            "cost_usd": round(s.cost_usd, 6),
+            "failures": s.failures,
+        }
+
+
+@asynccontextmanager
+async def open_run(
+    settings: Settings, *, kind: str, flow_run_id: UUID | None = None, until: datetime | None = None
+) -> AsyncIterator[RunContext]:
+    """Check the schema, record the run, open the pool; on exit write the final ledger row."""
+    url = db.database_url(settings)
+    with db.session(settings) as conn:
+        check_current(conn, settings)
+    llm.register_offline()
+    until = until or datetime.now(UTC)
+    ledger = await db.aconnect(url, autocommit=True)
+    pool = AsyncConnectionPool(
+        url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
+    )
+    ctx = RunContext(settings, uuid4(), kind, until, prompt_version(settings), pool, ledger, runs.RunStats())
+    error = None
+    try:
+        abandoned = await runs.abandon_dead_runs(ledger, settings)
+        if abandoned:
+            log.warning(
+                "marked %d dead run(s) abandoned; their pending users are picked up now", len(abandoned)
+            )
+        await runs.start_run(
+            ledger,
+            settings,
+            run_id=ctx.run_id,
+            kind=kind,
+            window_start=None,
+            window_end=until,
+            prompt_version=ctx.prompt_version,
+            flow_run_id=flow_run_id,
+        )
+        await pool.open(wait=True)
+        yield ctx
+        ctx.status = "partial" if ctx.stats.failures else "succeeded"
+    except BaseException as exc:
+        ctx.status, error = "failed", f"{type(exc).__name__}: {exc}"[:2000]
+        raise
+    finally:
+        try:
+            await runs.update_run(ledger, settings, ctx.run_id, ctx.stats, ctx.status, error)
+        finally:
+            await pool.close()
+            await ledger.close()
+
+
+async def scan(ctx: RunContext) -> list[str]:
+    async with ctx.pool.connection() as conn:
+        return await pending_users(conn, ctx.settings, ctx.until)
+
+
+def shards(user_ids: list[str], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(user_ids), size):
+        yield user_ids[start : start + size]
+
+
+async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
+    """Load the shard's batches, process its users concurrently (bounded), update the ledger."""
+    async with ctx.pool.connection() as conn:
+        batches = await load_batches(conn, ctx.settings, user_ids, ctx.until)
+    slots = asyncio.Semaphore(ctx.settings.concurrency)
+    await asyncio.gather(*(process_user(ctx, batch, slots) for batch in batches))
+    await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+
+
+async def extract_user(ctx: RunContext, batch: UserBatch) -> list[Proposal]:
+    """Model call(s) for one user and strict validation. Raises ModelUnavailable or InvalidAnswer."""
+    stats = ctx.stats
+    proposals: list[Proposal] = []
+    for call in build_calls(batch, ctx.settings, ctx.until.date()):
+        completion = await llm.complete(call.prompt, ctx.settings)
+        stats.llm_calls += 1
+        stats.prompt_tokens += completion.prompt_tokens
+        stats.completion_tokens += completion.completion_tokens
+        stats.cost_usd += completion.cost_usd
+        answer = parse_extract_answer(completion.text)
+        validated = validate_answer(answer, call, ctx.settings, completion.text)
+        if validated.skips:
+            stats.actions["skipped"] += validated.skips
+        proposals.extend(validated.proposals)
+    return proposals
+
+
+async def process_user(ctx: RunContext, batch: UserBatch, slots: asyncio.Semaphore) -> None:
+    """Never raises: a user's failure is recorded and retried next run; other users carry on."""
+    async with slots:
+        stats = ctx.stats
+        stats.users += 1
+        stats.messages += len(batch.messages)
+        stats.conversations += len({m.conversation_id for m in batch.messages})
+        stage = "extract"
+        try:
+            proposals = await extract_user(ctx, batch)
+            stage = "apply"
+            async with ctx.pool.connection() as conn:
+                counts = await apply_user(
+                    conn, ctx.settings, batch.user_id, proposals, batch.messages, ctx.provenance
+                )
+            stats.actions.update(counts)
+        except llm.ModelUnavailable as exc:
+            await _fail(ctx, batch.user_id, "extract", exc.kind, str(exc))
+        except InvalidAnswer as exc:
+            await _fail(ctx, batch.user_id, "validate", "invalid_answer", exc.reason, exc.raw)
+        except Exception as exc:  # a database error while applying, or a bug: this user only
+            log.exception("user %s failed at %s", batch.user_id, stage)
+            await _fail(ctx, batch.user_id, stage, type(exc).__name__, str(exc))
+
+
+async def _fail(
+    ctx: RunContext, user_id: str, stage: str, kind: str, message: str, raw: str | None = None
+) -> None:
+    ctx.stats.failures += 1
+    log.warning("user %s: %s failed (%s): %s", user_id, stage, kind, message[:300])
+    try:
+        async with ctx.pool.connection() as conn:
+            await runs.record_failure(
+                conn,
+                ctx.settings,
+                run_id=ctx.run_id,
+                user_id=user_id,
+                stage=stage,
+                error_kind=kind,
+                message=message,
+                raw_answer=raw,
+            )
+    except Exception:  # the database itself is gone: the user is still pending and retried next run
+        log.exception("could not record the failure of user %s", user_id)

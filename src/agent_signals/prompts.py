@@ -1,0 +1,127 @@
+"""Prompt templates in prompts/: sandboxed Jinja with StrictUndefined; a template set's hash is its version."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from agent_signals.config import Settings
+
+_FENCE_CHARS = re.compile(r"[<>]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def fence(text: str) -> str:
+    """Make text safe inside a tag fence: it can never open or close a tag, whatever it contains."""
+    return _FENCE_CHARS.sub(lambda m: "&lt;" if m[0] == "<" else "&gt;", _CONTROL.sub(" ", str(text)))
+
+
+def unfence(text: str) -> str:
+    """The inverse of fence() for what a model quotes back (control characters stay replaced)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">")
+
+
+def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """One versioned prompt family, e.g. extract/v1: a system template, a user template, an answer schema."""
+
+    family: str
+    version: str  # "extract/v1@<hash of the files>"
+    system: Any
+    user: Any
+
+    def render(self, **context: Any) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": self.system.render(**context).strip()},
+            {"role": "user", "content": self.user.render(**context).strip()},
+        ]
+
+
+@cache
+def _environment(prompts_dir: Path) -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        loader=FileSystemLoader(prompts_dir),
+        undefined=StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters["fence"] = fence
+    env.filters["one_line"] = one_line
+    return env
+
+
+@cache
+def _load(prompts_dir: Path, family: str, version: str) -> PromptSet:
+    files = [prompts_dir / family / f"{version}.{part}" for part in ("system.j2", "user.j2", "schema.json")]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    env = _environment(prompts_dir)
+    return PromptSet(
+        family=family,
+        version=f"{family}/{version}@{digest.hexdigest()[:12]}",
+        system=env.get_template(f"{family}/{version}.system.j2"),
+        user=env.get_template(f"{family}/{version}.user.j2"),
+    )
+
+
+def prompt_set(settings: Settings, family: str, version: str = "v1") -> PromptSet:
+    return _load(settings.prompts_dir, family, version)
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    handle: str
+    text: str
+
+
+@dataclass(frozen=True)
+class PromptSignal:
+    handle: str
+    content: str
+    tier: str
+    kind: str
+    origin: str
+
+
+def render_extract(
+    settings: Settings, messages: Sequence[PromptMessage], known: Sequence[PromptSignal], today: date
+) -> list[dict[str, str]]:
+    return prompt_set(settings, "extract").render(
+        messages=messages, known=known, kinds=settings.kinds, today=today.isoformat()
+    )
+
+
+# The inverse of the extract/v1 templates, for the offline model, which reads the same rendered prompt.
+_MESSAGE = re.compile(r'^<m id="(m\d+)">(.*?)</m>$', re.MULTILINE | re.DOTALL)
+_KNOWN = re.compile(r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)\] (.*)$", re.MULTILINE)
+_KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
+
+
+def parse_extract_prompt(
+    messages: Sequence[dict[str, str]],
+) -> tuple[list[PromptMessage], list[PromptSignal], tuple[str, ...]]:
+    system = next(m["content"] for m in messages if m["role"] == "system")
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    known_block = user.split("<messages>", 1)[0]
+    message_block = user.split("<messages>", 1)[1] if "<messages>" in user else ""
+    kinds_match = _KINDS.search(system)
+    kinds = tuple(k.strip() for k in kinds_match[1].split(",")) if kinds_match else ()
+    parsed_messages = [PromptMessage(h, unfence(t)) for h, t in _MESSAGE.findall(message_block)]
+    parsed_known = [PromptSignal(h, unfence(c), t, k, o) for h, t, k, o, c in _KNOWN.findall(known_block)]
+    return parsed_messages, parsed_known, kinds

@@ -1,0 +1,109 @@
+"""The runs ledger (ops.runs) and per-user failures (ops.failures)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from agent_signals.config import Settings
+from agent_signals.sqlfiles import query
+
+RUN_KINDS = ("scheduled", "backfill", "manual")
+
+
+@dataclass
+class RunStats:
+    """Figures of one run, kept in memory and written to ops.runs after each shard and at the end."""
+
+    users: int = 0
+    conversations: int = 0
+    messages: int = 0
+    actions: Counter[str] = field(default_factory=Counter)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    failures: int = 0
+
+    def as_params(self) -> dict:
+        params = asdict(self)
+        params["actions"] = Jsonb(dict(sorted(self.actions.items())))
+        return params
+
+
+async def abandon_dead_runs(conn: psycopg.AsyncConnection, settings: Settings) -> list[UUID]:
+    async with conn.transaction():
+        cur = await conn.execute(query(settings, "abandon_dead_runs"))
+        return [row[0] for row in await cur.fetchall()]
+
+
+async def start_run(
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    *,
+    run_id: UUID,
+    kind: str,
+    window_start: datetime | None,
+    window_end: datetime,
+    prompt_version: str,
+    flow_run_id: UUID | None,
+) -> None:
+    """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life)."""
+    if kind not in RUN_KINDS:
+        raise ValueError(f"run kind must be one of {RUN_KINDS}, got {kind!r}")
+    await conn.execute(query(settings, "hold_run_lock"), {"run_id": run_id})
+    await conn.execute(
+        query(settings, "start_run"),
+        {
+            "run_id": run_id,
+            "kind": kind,
+            "flow_run_id": flow_run_id,
+            "window_start": window_start,
+            "window_end": window_end,
+            "model": settings.model,
+            "prompt_version": prompt_version,
+        },
+    )
+
+
+async def update_run(
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    run_id: UUID,
+    stats: RunStats,
+    status: str = "running",
+    error: str | None = None,
+) -> None:
+    await conn.execute(
+        query(settings, "update_run"),
+        {**stats.as_params(), "run_id": run_id, "status": status, "error": error},
+    )
+
+
+async def record_failure(
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    *,
+    run_id: UUID,
+    user_id: str,
+    stage: str,
+    error_kind: str,
+    message: str,
+    raw_answer: str | None = None,
+) -> None:
+    await conn.execute(
+        query(settings, "record_failure"),
+        {
+            "run_id": run_id,
+            "user_id": user_id,
+            "stage": stage,
+            "error_kind": error_kind,
+            "message": message[:2000],
+            "raw_answer": raw_answer,
+        },
+    )

@@ -1,0 +1,23 @@
+"""Process-wide defaults for running offline and quietly, applied once at an entry point (CLI, tests,
+bench) before litellm, Prefect, dbt or Great Expectations are imported. Explicit settings win."""
+
+from __future__ import annotations
+
+import os
+
+from agent_signals.config import Settings
+
+QUIET_OFFLINE_DEFAULTS = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # else litellm downloads a price list at import
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "GX_ANALYTICS_ENABLED": "false",
+    "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+}
+
+
+def apply_defaults(settings: Settings) -> None:
+    for key, value in QUIET_OFFLINE_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    os.environ.setdefault("PREFECT_HOME", str(settings.data_dir / "prefect"))

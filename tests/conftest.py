@@ -1,0 +1,106 @@
+"""Fixtures: a real PostgreSQL (the embedded one, or DATABASE_URL's server), a fresh database per test cloned
+from a migrated template, real Prefect flows under one test harness, the scripted model at the litellm seam."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from agent_signals.config import Settings
+from agent_signals.runtime import apply_defaults
+
+apply_defaults(Settings())  # before litellm / prefect are imported by the test modules
+
+from agent_signals import db
+from agent_signals.migrate import migrate
+from tests.fakes import SCRIPTED_MODEL, ScriptedModel, register
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = f"agent_signals_test_template_{os.getpid()}"
+
+
+def _with_db(url: str, dbname: str) -> str:
+    params = conninfo_to_dict(url)
+    params["dbname"] = dbname
+    return make_conninfo(**params)
+
+
+@pytest.fixture(scope="session")
+def server_url() -> str:
+    """Admin URL of the server the tests use (embedded unless DATABASE_URL is set)."""
+    return db.database_url(Settings())
+
+
+@pytest.fixture(scope="session")
+def template_db(server_url: str):
+    admin = _with_db(server_url, "postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {}").format(sql.Identifier(TEMPLATE)))
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(TEMPLATE)))
+    url = _with_db(server_url, TEMPLATE)
+    with psycopg.connect(url, autocommit=True) as conn:
+        migrate(conn, Settings(database_url=url))
+    yield TEMPLATE
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(TEMPLATE)))
+
+
+@pytest.fixture
+def database_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch):
+    """A fresh, migrated database for one test; DATABASE_URL points at it (flows read it from there)."""
+    name = f"agent_signals_test_{uuid.uuid4().hex[:10]}"
+    admin = _with_db(server_url, "postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("create database {} template {}").format(
+                sql.Identifier(name), sql.Identifier(template_db)
+            )
+        )
+    url = _with_db(server_url, name)
+    monkeypatch.setenv("DATABASE_URL", url)
+    yield url
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def conn(database_url: str):
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="session")
+def scripted_model() -> ScriptedModel:
+    model = ScriptedModel()
+    register(model)
+    return model
+
+
+@pytest.fixture
+def scripted(scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
+    """Route the pipeline to the scripted model; it answers like the offline model unless scripted."""
+    scripted_model.reset()
+    monkeypatch.setenv("AGENT_SIGNALS_MODEL", SCRIPTED_MODEL)
+    monkeypatch.setenv("AGENT_SIGNALS_MAX_RETRIES", "1")
+    monkeypatch.setenv("AGENT_SIGNALS_RETRY_BACKOFF_S", "0")
+    yield scripted_model
+    scripted_model.reset()
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=180):
+        yield

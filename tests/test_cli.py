@@ -1,0 +1,128 @@
+"""The command line: every command has help and is in the README; errors are one line, not tracebacks."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from agent_signals.cli import cli
+from agent_signals.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+CLI = [sys.executable, "-m", "agent_signals"]
+
+
+def commands(group: click.Group, prefix: str = "agent-signals"):
+    for name, command in group.commands.items():
+        path = f"{prefix} {name}"
+        yield path, command
+        if isinstance(command, click.Group):
+            yield from commands(command, path)
+
+
+def agent_signals(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("path", [p for p, _ in commands(cli)])
+def test_every_command_has_help_and_is_documented(path):
+    command = dict(commands(cli))[path]
+    assert command.help and len(command.help.split()) >= 3, f"{path} needs a --help text"
+    assert path in README, f"README.md does not mention `{path}`"
+
+
+@pytest.mark.unit
+def test_every_setting_is_documented_in_the_readme():
+    for name, field in Settings.model_fields.items():
+        env = field.validation_alias or f"AGENT_SIGNALS_{name.upper()}"
+        assert f"`{env}`" in README, f"README.md does not document {env}"
+
+
+@pytest.mark.unit
+def test_a_wrong_argument_is_one_line_not_a_traceback():
+    result = agent_signals("run", "--bogus")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: No such option '--bogus'. (see `agent-signals run --help`)"
+    ]
+
+
+@pytest.mark.db
+def test_a_bad_file_is_refused_with_its_path_and_a_hint(database_url, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        '{"conversations": [{"conversation_id": "c", "user_id": "u", "extract": true, '
+        '"messages": [{"role": "robot", "content": "x", "created_at": "2026-01-01T00:00:00Z"}]}]}'
+    )
+    result = agent_signals("load", str(bad))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"error: {bad}: conversations[0].messages[0].role: Input should be 'user', 'assistant', 'tool' or 'system'",
+        "hint: nothing was loaded",
+    ]
+
+
+@pytest.mark.db
+def test_an_unknown_user_is_a_clear_error(database_url):
+    result = agent_signals("signals", "list", "--user", "nobody")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == "error: no conversations or signals for user 'nobody'"
+
+
+@pytest.mark.db
+def test_a_wrong_database_url_is_a_clear_error():
+    result = agent_signals("db", "migrate", env={"DATABASE_URL": "postgresql://x:pw@127.0.0.1:1/db"})
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        "error: cannot connect to PostgreSQL at postgresql://x:***@127.0.0.1:1/db"
+    )
+    assert "Traceback" not in result.stderr and "pw" not in result.stderr
+
+
+@pytest.mark.db
+def test_db_url_prints_the_configured_url(database_url):
+    assert agent_signals("db", "url").stdout.strip() == database_url
+
+
+@pytest.mark.db
+def test_db_url_of_the_embedded_server_is_accepted_by_psql():
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: there is no embedded server")
+    url = agent_signals("db", "url").stdout.strip()
+    assert url.startswith("postgresql://postgres@/agent_signals?host=/")
+    psql = shutil.which("psql")
+    if psql is None:
+        pytest.skip("psql is not installed here")
+    out = subprocess.run(
+        [psql, url, "-Atc", "select current_database()"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "agent_signals"
+
+
+@pytest.mark.db
+@pytest.mark.flow
+def test_the_quickstart_demo_ends_with_signals_and_a_printed_summary(database_url, conn):
+    result = agent_signals("demo", "--users", "12")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert re.search(r"run [0-9a-f-]{36} \(manual\): succeeded", result.stdout)
+    assert "llm calls 12," in result.stdout
+    assert "Signals of u0000" in result.stdout and "evidence " in result.stdout
+    assert conn.execute("select count(*) from signals.signals where origin = 'inferred'").fetchone()[0] > 0
+    again = agent_signals("demo", "--users", "12")  # re-running the demo is safe and calls nothing
+    assert again.returncode == 0 and "llm calls 0," in again.stdout

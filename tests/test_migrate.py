@@ -1,0 +1,77 @@
+"""Migrations: ordered, recorded, idempotent; a schema newer than the code or edited migrations are refused."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from agent_signals import db
+from agent_signals.config import Settings
+from agent_signals.errors import DatabaseUnavailable, SchemaError
+from agent_signals.migrate import available, check_current, migrate
+
+pytestmark = pytest.mark.db
+
+
+def test_migrate_is_idempotent_and_recorded(conn, settings):
+    assert migrate(conn, settings) == []
+    versions = [r[0] for r in conn.execute("select version from ops.schema_migrations order by version")]
+    assert versions == [m.version for m in available(settings)]
+    check_current(conn, settings)
+
+
+def test_a_fresh_database_is_migrated_in_order(server_url):
+    admin = psycopg.conninfo.make_conninfo(server_url, dbname="postgres")
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute("drop database if exists agent_signals_test_fresh with (force)")
+        c.execute("create database agent_signals_test_fresh")
+    url = psycopg.conninfo.make_conninfo(server_url, dbname="agent_signals_test_fresh")
+    try:
+        settings = Settings(database_url=url)
+        with psycopg.connect(url, autocommit=True) as conn:
+            with pytest.raises(SchemaError, match="not up to date"):
+                check_current(conn, settings)
+            assert migrate(conn, settings) == [m.version for m in available(settings)]
+            assert conn.execute("select to_regclass('signals.signals') is not null").fetchone()[0]
+    finally:
+        with psycopg.connect(admin, autocommit=True) as c:
+            c.execute("drop database agent_signals_test_fresh with (force)")
+
+
+def test_a_schema_newer_than_the_code_is_refused(conn, settings):
+    conn.execute("insert into ops.schema_migrations (version, name, checksum) values ('m999', 'future', 'x')")
+    with pytest.raises(SchemaError, match="migrations this code does not know: m999"):
+        check_current(conn, settings)
+    with pytest.raises(SchemaError, match="m999"):
+        migrate(conn, settings)
+
+
+def test_an_edited_migration_is_refused(conn, settings):
+    conn.execute("update ops.schema_migrations set checksum = 'edited' where version = 'm001'")
+    with pytest.raises(SchemaError, match="m001 was changed after it was applied"):
+        check_current(conn, settings)
+
+
+def test_the_event_log_is_append_only(conn):
+    conn.execute("insert into signals.events (user_id, action, actor) values ('u', 'create', 'pipeline')")
+    for statement in (
+        "update signals.events set action = 'x'",
+        "delete from signals.events",
+        "truncate signals.events",
+    ):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="append-only"):
+            conn.execute(statement)
+
+
+def test_an_unreachable_server_is_a_clear_error():
+    settings = Settings(database_url="postgresql://nobody:secret@127.0.0.1:1/nowhere")
+    with pytest.raises(DatabaseUnavailable) as error:
+        db.connect(db.database_url(settings))
+    message = str(error.value)
+    assert "cannot connect to PostgreSQL at postgresql://nobody:***@127.0.0.1:1/nowhere" in message
+    assert "secret" not in message and "DATABASE_URL" in message
+
+
+def test_a_malformed_url_is_a_clear_error():
+    with pytest.raises(DatabaseUnavailable, match="not a valid PostgreSQL URL"):
+        db.connect("not a url")
