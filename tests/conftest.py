@@ -52,21 +52,32 @@ def template_db(server_url: str):
 
 
 @pytest.fixture
-def database_url(server_url: str, template_db: str, monkeypatch: pytest.MonkeyPatch):
-    """A fresh, migrated database for one test; DATABASE_URL points at it (flows read it from there)."""
-    name = f"agent_signals_test_{uuid.uuid4().hex[:10]}"
+def new_database(server_url: str, template_db: str):
+    """A factory of fresh, migrated databases (dropped after the test); returns each one's URL."""
     admin = _with_db(server_url, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("create database {} template {}").format(
-                sql.Identifier(name), sql.Identifier(template_db)
+    names: list[str] = []
+
+    def create() -> str:
+        name = f"agent_signals_test_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(
+                sql.SQL("create database {} template {}").format(sql.Identifier(name), sql.Identifier(template_db))
             )
-        )
-    url = _with_db(server_url, name)
-    monkeypatch.setenv("DATABASE_URL", url)
-    yield url
+        names.append(name)
+        return _with_db(server_url, name)
+
+    yield create
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+        for name in names:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def database_url(new_database, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A fresh, migrated database for one test; DATABASE_URL points at it (flows read it from there)."""
+    url = new_database()
+    monkeypatch.setenv("DATABASE_URL", url)
+    return url
 
 
 @pytest.fixture

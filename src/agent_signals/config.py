@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     kinds: Annotated[tuple[str, ...], NoDecode] = Field(
         default=DEFAULT_KINDS, description="The closed set of signal kinds."
     )
+    offline_latency_ms: float = Field(
+        default=0.0, ge=0, description="Simulated latency of each offline model call (benchmarks, fault tests)."
+    )
     shard_size: int = Field(default=500, ge=1, description="Users loaded and processed per batch.")
 
     @field_validator("kinds", mode="before")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import islice
 
 import psycopg
@@ -9,6 +10,7 @@ import psycopg
 from agent_signals import demo_data
 from agent_signals.config import Settings
 from agent_signals.load import ConversationIn, ConversationsFile, LoadResult, store
+from agent_signals.sqlfiles import query
 
 SEED_CHUNK_USERS = 2000
 
@@ -38,3 +40,34 @@ def seed(
         ):
             totals[i] += value
     return LoadResult(*totals)
+
+
+@dataclass(frozen=True)
+class DemoScore:
+    signals: int
+    correct: int  # signals citing at least one message planted as a durable self-statement
+    planted: int  # planted durable statements in flagged conversations
+    found: int  # of those, cited by at least one signal
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.signals if self.signals else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.found / self.planted if self.planted else 1.0
+
+
+def score(conn: psycopg.Connection, settings: Settings, *, users: int, seed: int = 7, messages_per_user: int = 10) -> DemoScore:
+    """Message-level precision and recall of the stored signals against the demo's planted labels."""
+    durable: set[tuple[str, str]] = set()
+    for conv in demo_data.generate(users, seed=seed, user_messages_per_user=messages_per_user):
+        if conv.record["extract"]:
+            cid = conv.record["conversation_id"]
+            durable.update((cid, label.message_id) for label in conv.labels if label.category == "durable")
+    cited: dict[object, set[tuple[str, str]]] = {}
+    for signal_id, _user, cid, mid in conn.execute(query(settings, "evidence_messages")):
+        cited.setdefault(signal_id, set()).add((cid, mid))
+    correct = sum(1 for messages in cited.values() if messages & durable)
+    found = len(durable & set().union(*cited.values())) if cited else 0
+    return DemoScore(len(cited), correct, len(durable), found)

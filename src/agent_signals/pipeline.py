@@ -68,7 +68,7 @@ async def open_run(
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
-    llm.register_offline()
+    llm.register_offline(latency_s=settings.offline_latency_ms / 1000)
     until = until or datetime.now(UTC)
     ledger = await db.aconnect(url, autocommit=True)
     pool = AsyncConnectionPool(

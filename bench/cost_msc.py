@@ -1,0 +1,95 @@
+"""Cost against the bar: one run over all sessions of the first N users of msc-valid, then a second run.
+
+The bar (a popular open-source memory library, fed the same users one session at a time): 4 model calls
+per user and about 1,300 prompt tokens per user message. Ours must stay at or under 1.1 calls per user and
+130 prompt tokens per user message, and make no call for a user with nothing new.
+
+    python bench/cost_msc.py [--data ../shared/data/msc-valid.json] [--users 50]
+
+Runs in a scratch database on the configured server (embedded unless DATABASE_URL is set), dropped after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "msc-valid.json")
+    parser.add_argument("--users", type=int, default=50)
+    args = parser.parse_args()
+
+    from agent_signals.config import Settings
+    from agent_signals.runtime import apply_defaults
+
+    apply_defaults(Settings())
+    import os
+
+    import psycopg
+    from psycopg import sql
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    from agent_signals import db
+    from agent_signals.load import ConversationsFile, store
+    from agent_signals.migrate import migrate
+
+    raw = json.loads(args.data.read_text())
+    users = [u["user_id"] for u in raw["users"][: args.users]]
+    conversations = [c for c in raw["conversations"] if c["user_id"] in set(users)]
+    data = ConversationsFile.model_validate({"conversations": conversations})
+    user_messages = sum(1 for c in conversations if c["extract"] for m in c["messages"] if m["role"] == "user")
+
+    server = db.database_url(Settings())
+    name = f"bench_cost_{uuid.uuid4().hex[:8]}"
+    admin = make_conninfo(**{**conninfo_to_dict(server), "dbname": "postgres"})
+    url = make_conninfo(**{**conninfo_to_dict(server), "dbname": name})
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    try:
+        os.environ["DATABASE_URL"] = url
+        settings = Settings()
+        with psycopg.connect(url, autocommit=True) as conn:
+            migrate(conn, settings)
+            store(conn, settings, data)
+        from flows.extract import extract_signals
+
+        started = time.monotonic()
+        first = asyncio.run(extract_signals(kind="manual"))
+        seconds = time.monotonic() - started
+        second = asyncio.run(extract_signals(kind="manual"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+    result = {
+        "users": len(users),
+        "sessions": len(conversations),
+        "user_messages": user_messages,
+        "llm_calls_per_user": round(first["llm_calls"] / len(users), 3),
+        "prompt_tokens_per_user_message": round(first["prompt_tokens"] / user_messages, 1),
+        "completion_tokens_per_user": round(first["completion_tokens"] / len(users), 1),
+        "rerun_llm_calls": second["llm_calls"],
+        "signals_actions": first["actions"],
+        "run_seconds": round(seconds, 2),
+    }
+    print(f"{'users':<34}{result['users']}")
+    print(f"{'sessions (conversations)':<34}{result['sessions']}")
+    print(f"{'user messages':<34}{user_messages}")
+    print(f"{'model calls per user':<34}{result['llm_calls_per_user']}   (bar: 4, target <= 1.1)")
+    print(f"{'prompt tokens per user message':<34}{result['prompt_tokens_per_user_message']}   (bar: ~1300, target <= 130)")
+    print(f"{'model calls on an immediate rerun':<34}{result['rerun_llm_calls']}   (target 0)")
+    print(json.dumps(result))
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Invariant 5: a run killed with SIGKILL mid-way is finished by the next run, with the same final signals
+as an uninterrupted run (no duplicate, no lost signal, no double-counted mention)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psycopg
+import pytest
+
+from flows.extract import extract_signals
+from tests.builders import conversation, load_conversations
+
+pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
+
+USERS = 16
+FINAL = """select user_id, content, tier, kind, status, mention_count, first_seen_at, last_seen_at
+           from signals.signals order by user_id, content"""
+
+
+def seed(url: str, settings_factory) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        load_conversations(conn, settings_factory(url), *(
+            conversation(f"c{i}", f"u{i:02d}", [
+                ("user", "I'm a staff data engineer. I own the billing-api service."),
+                ("assistant", "Got it."),
+                ("user", "I prefer short answers with bullet points."),
+                ("user", "I'm a staff data engineer, as I said."),
+            ]) for i in range(USERS)))
+
+
+def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
+    from agent_signals.config import Settings
+
+    def settings_for(url):
+        return Settings(database_url=url)
+
+    reference, crashed = new_database(), new_database()
+    seed(reference, settings_for)
+    seed(crashed, settings_for)
+
+    monkeypatch.setenv("DATABASE_URL", reference)
+    asyncio.run(extract_signals(kind="manual"))
+
+    env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "400",
+           "AGENT_SIGNALS_CONCURRENCY": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "agent_signals", "run"], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with psycopg.connect(crashed, autocommit=True) as conn:
+            deadline = time.monotonic() + 180
+            while conn.execute("select count(*) from signals.watermarks").fetchone()[0] < 3:
+                assert proc.poll() is None, "the run ended before it could be killed"
+                assert time.monotonic() < deadline, "the run never committed a user"
+                time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    with psycopg.connect(crashed, autocommit=True) as conn:
+        done = conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0]
+        assert 3 <= done < USERS, "the kill must land mid-run"
+        monkeypatch.setenv("DATABASE_URL", crashed)
+        summary = asyncio.run(extract_signals(kind="manual"))
+        assert summary["users"] == USERS - done  # only the unfinished users are called again
+        statuses = [r[0] for r in conn.execute("select status from ops.runs order by started_at")]
+        assert statuses == ["abandoned", "succeeded"]
+        after_crash = conn.execute(FINAL).fetchall()
+    with psycopg.connect(reference, autocommit=True) as conn:
+        assert after_crash == conn.execute(FINAL).fetchall()
