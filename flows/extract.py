@@ -1,4 +1,4 @@
-"""The scheduled extraction flow: scan -> (per shard) load -> extract -> validate -> apply."""
+"""The scheduled extraction flow: scan -> (per shard) load -> extract -> validate -> apply -> reconcile cap."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ async def process_shard(run: pipeline.RunContext, user_ids: list[str]) -> None:
 async def extract_signals(kind: str = "scheduled") -> dict:
     settings = Settings()
     async with pipeline.open_run(settings, kind=kind, flow_run_id=flow_run.get_id()) as run:
+        await pipeline.embed_missing(run)
         users = await pipeline.scan(run)
         for shard in pipeline.shards(users, settings.shard_size):
             await process_shard(run, shard)

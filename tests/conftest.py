@@ -61,7 +61,9 @@ def new_database(server_url: str, template_db: str):
         name = f"agent_signals_test_{uuid.uuid4().hex[:10]}"
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(
-                sql.SQL("create database {} template {}").format(sql.Identifier(name), sql.Identifier(template_db))
+                sql.SQL("create database {} template {}").format(
+                    sql.Identifier(name), sql.Identifier(template_db)
+                )
             )
         names.append(name)
         return _with_db(server_url, name)

@@ -126,3 +126,52 @@ def test_the_quickstart_demo_ends_with_signals_and_a_printed_summary(database_ur
     assert conn.execute("select count(*) from signals.signals where origin = 'inferred'").fetchone()[0] > 0
     again = agent_signals("demo", "--users", "12")  # re-running the demo is safe and calls nothing
     assert again.returncode == 0 and "llm calls 0," in again.stdout
+
+
+@pytest.mark.db
+def test_a_users_own_signals_from_the_command_line(database_url, conn):
+    added = agent_signals("signals", "add", "--user", "zoe", "--kind", "writing", "Prefers British spelling")
+    assert added.returncode == 0, added.stderr
+    signal_id = re.search(r"added ([0-9a-f-]{36})", added.stdout)[1]
+    assert conn.execute("select embedding is not null from signals.signals").fetchone()[0]
+
+    listed = agent_signals("signals", "list", "--user", "zoe")
+    assert f"{signal_id[:8]}  manual/writing" in listed.stdout
+
+    edited = agent_signals("signals", "edit", "--user", "zoe", signal_id[:8], "Prefers British spelling, always")
+    assert edited.returncode == 0, edited.stderr
+    found = agent_signals("signals", "search", "british spelling", "--user", "zoe")
+    assert "manual/writing  Prefers British spelling, always" in found.stdout
+
+    assert agent_signals("signals", "delete", "--user", "zoe", signal_id).returncode == 0
+    assert conn.execute("select status from signals.signals").fetchone()[0] == "deleted"
+
+
+@pytest.mark.db
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("signals", "add", "--user", "zoe", "--kind", "mood", "Happy"), 2, "'mood' is not one of"),
+        (("signals", "delete", "--user", "zoe", "0000"), 1, "error: user 'zoe' has no signal '0000'"),
+        (("signals", "undo", "987654"), 1, "error: there is no event 987654"),
+        (("signals", "add", "--user", "zoe", "--kind", "role", "   "), 1, "between 1 and 300 characters"),
+    ],
+)
+def test_signal_commands_fail_in_one_line(database_url, args, code, message):
+    result = agent_signals(*args)
+    assert result.returncode == code
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.db
+def test_load_from_the_command_line_persists_and_reloading_changes_nothing(database_url, conn, tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(
+        '{"conversations": [{"conversation_id": "c1", "user_id": "u1", "extract": true, "messages": ['
+        '{"role": "user", "content": "I am a data engineer.", "created_at": "2026-03-02T09:00:00Z"}]}]}'
+    )
+    first = agent_signals("load", str(good))
+    assert first.returncode == 0 and "1 new conversation(s)" in first.stdout, first.stderr
+    assert conn.execute("select count(*) from source.messages").fetchone()[0] == 1
+    again = agent_signals("load", str(good))
+    assert "0 new conversation(s), 0 changed, 0 new message(s), 1 already loaded" in again.stdout

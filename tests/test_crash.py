@@ -25,13 +25,23 @@ FINAL = """select user_id, content, tier, kind, status, mention_count, first_see
 
 def seed(url: str, settings_factory) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
-        load_conversations(conn, settings_factory(url), *(
-            conversation(f"c{i}", f"u{i:02d}", [
-                ("user", "I'm a staff data engineer. I own the billing-api service."),
-                ("assistant", "Got it."),
-                ("user", "I prefer short answers with bullet points."),
-                ("user", "I'm a staff data engineer, as I said."),
-            ]) for i in range(USERS)))
+        load_conversations(
+            conn,
+            settings_factory(url),
+            *(
+                conversation(
+                    f"c{i}",
+                    f"u{i:02d}",
+                    [
+                        ("user", "I'm a staff data engineer. I own the billing-api service."),
+                        ("assistant", "Got it."),
+                        ("user", "I prefer short answers with bullet points."),
+                        ("user", "I'm a staff data engineer, as I said."),
+                    ],
+                )
+                for i in range(USERS)
+            ),
+        )
 
 
 def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
@@ -47,10 +57,19 @@ def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
     monkeypatch.setenv("DATABASE_URL", reference)
     asyncio.run(extract_signals(kind="manual"))
 
-    env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "400",
-           "AGENT_SIGNALS_CONCURRENCY": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "agent_signals", "run"], env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "DATABASE_URL": crashed,
+        "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "400",
+        "AGENT_SIGNALS_CONCURRENCY": "1",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_signals", "run"],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         with psycopg.connect(crashed, autocommit=True) as conn:
             deadline = time.monotonic() + 180

@@ -9,7 +9,7 @@ from datetime import date
 import jinja2
 import pytest
 
-from agent_signals.answers import extract_answer_schema
+from agent_signals.answers import ANSWER_MODELS, answer_schema
 from agent_signals.config import Settings
 from agent_signals.prompts import (
     PromptMessage,
@@ -89,9 +89,10 @@ def test_templates_are_sandboxed():
         env.from_string("{{ x.__class__.__mro__ }}").render(x=1)
 
 
-def test_the_schema_beside_the_template_is_the_answer_model():
-    on_disk = json.loads((Settings().prompts_dir / "extract" / "v1.schema.json").read_text())
-    assert on_disk == extract_answer_schema()
+@pytest.mark.parametrize("family", sorted(ANSWER_MODELS))
+def test_the_schema_beside_the_template_is_the_answer_model(family):
+    on_disk = json.loads((Settings().prompts_dir / family / "v1.schema.json").read_text())
+    assert on_disk == answer_schema(family)
 
 
 def test_the_version_is_the_hash_of_the_templates(tmp_path):

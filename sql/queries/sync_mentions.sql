@@ -12,4 +12,4 @@ from (
     where signal_id = %(signal_id)s
 ) e
 where s.signal_id = %(signal_id)s
-returning to_jsonb(s) as snapshot
+returning to_jsonb(s) - 'embedding' as snapshot

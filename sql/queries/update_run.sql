@@ -1,7 +1,8 @@
 update ops.runs
 set users = %(users)s, conversations = %(conversations)s, messages = %(messages)s, actions = %(actions)s,
     llm_calls = %(llm_calls)s, prompt_tokens = %(prompt_tokens)s, completion_tokens = %(completion_tokens)s,
-    cost_usd = %(cost_usd)s, failures = %(failures)s,
+    cost_usd = %(cost_usd)s, embedding_calls = %(embedding_calls)s, embedding_tokens = %(embedding_tokens)s,
+    failures = %(failures)s,
     status = %(status)s, error = %(error)s,
     finished_at = case when %(status)s = 'running' then null else now() end
 where run_id = %(run_id)s

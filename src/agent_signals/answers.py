@@ -1,11 +1,12 @@
-"""The typed answer of prompts/extract/v1 (its JSON schema, prompts/extract/v1.schema.json, is generated from
-these models and a test keeps the two equal), and strict parsing of a model's raw text."""
+"""The typed answers of prompts/extract/v1 and prompts/reconcile/v1 (their JSON schemas, the v1.schema.json
+files beside the templates, are generated from these models and a test keeps them equal), and strict
+parsing of a model's raw text."""
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -52,6 +53,32 @@ class ExtractAnswer(_Strict):
     actions: list[Action] = Field(max_length=50)
 
 
+CoreHandle = Annotated[str, StringConstraints(pattern=r"^[cu]\d{1,5}$")]
+
+
+class Keep(_Strict):
+    action: Literal["keep"]
+    signal: CoreHandle
+
+
+class Merge(_Strict):
+    action: Literal["merge"]
+    signals: list[CoreHandle] = Field(min_length=2, max_length=20)
+    content: Text
+
+
+class Demote(_Strict):
+    action: Literal["demote"]
+    signal: CoreHandle
+
+
+Decision = Annotated[Keep | Merge | Demote, Field(discriminator="action")]
+
+
+class ReconcileAnswer(_Strict):
+    decisions: list[Decision] = Field(max_length=200)
+
+
 class InvalidAnswer(Exception):
     """The model answered, but the answer cannot be used: nothing is written for that user."""
 
@@ -61,10 +88,19 @@ class InvalidAnswer(Exception):
         self.raw = raw
 
 
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
 _CODE_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
 def parse_extract_answer(raw: str | None) -> ExtractAnswer:
+    return _parse(raw, ExtractAnswer)
+
+
+def parse_reconcile_answer(raw: str | None) -> ReconcileAnswer:
+    return _parse(raw, ReconcileAnswer)
+
+
+def _parse(raw: str | None, model: type[AnswerT]) -> AnswerT:
     """Parse strictly. An empty body, non-JSON, or any schema violation raises InvalidAnswer."""
     if raw is None or not raw.strip():
         raise InvalidAnswer("empty answer", raw or "")
@@ -77,12 +113,15 @@ def parse_extract_answer(raw: str | None) -> ExtractAnswer:
     except json.JSONDecodeError as exc:
         raise InvalidAnswer(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", raw) from None
     try:
-        return ExtractAnswer.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InvalidAnswer(f"wrong schema at {where}: {first['msg']}", raw) from None
 
 
-def extract_answer_schema() -> dict:
-    return ExtractAnswer.model_json_schema()
+ANSWER_MODELS: dict[str, type[BaseModel]] = {"extract": ExtractAnswer, "reconcile": ReconcileAnswer}
+
+
+def answer_schema(family: str) -> dict:
+    return ANSWER_MODELS[family].model_json_schema()

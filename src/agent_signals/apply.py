@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID, uuid4, uuid5
 
@@ -13,7 +14,9 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
+from agent_signals.embeddings import vector_text
 from agent_signals.extract import SourceMessage
+from agent_signals.reconcile import Decide, enforce_cap
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal
 
@@ -41,13 +44,21 @@ class _Writer:
         self.user_id = user_id
         self.prov = prov
         self.counts: Counter[str] = Counter()
+        self.touched: set[UUID] = set()  # signals created or changed in this transaction
 
     async def one(self, name: str, params: dict[str, Any]) -> dict[str, Any] | None:
         cur = self.conn.cursor(row_factory=dict_row)
         await cur.execute(query(self.settings, name), params)
         return await cur.fetchone() if cur.description else None
 
-    async def event(self, signal_id: UUID, action: str, before: Any, after: Any) -> None:
+    async def all(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        cur = self.conn.cursor(row_factory=dict_row)
+        await cur.execute(query(self.settings, name), params)
+        return await cur.fetchall()
+
+    async def event(
+        self, signal_id: UUID, action: str, before: Any, after: Any, *, actor: str = "pipeline"
+    ) -> None:
         await self.one(
             "insert_event",
             {
@@ -55,7 +66,7 @@ class _Writer:
                 "user_id": self.user_id,
                 "run_id": self.prov.run_id,
                 "action": action,
-                "actor": "pipeline",
+                "actor": actor,
                 "prompt_version": self.prov.prompt_version,
                 "model": self.prov.model,
                 "before": Jsonb(before) if before is not None else None,
@@ -87,12 +98,31 @@ class _Writer:
             return
         after = await self.one("sync_mentions", {"signal_id": signal_id})
         await self.event(signal_id, "reinforce", before, after["snapshot"])
+        self.touched.add(signal_id)  # an archived signal mentioned again comes back
         self.counts["reinforced"] += 1
 
+    async def restates(self, proposal: Proposal, exclude: UUID | None = None) -> dict[str, Any] | None:
+        """The signal this proposal restates: the same text, the user's own signal of an exclusive kind,
+        or a near-duplicate in meaning (tombstones included)."""
+        params = {"user_id": self.user_id, "normalized": proposal.normalized, "kind": proposal.kind}
+        same = await self.one("find_signal_by_text", params)
+        if same is not None and same["signal_id"] != exclude:
+            return same
+        if proposal.kind in self.settings.exclusive_kinds:
+            own = await self.one("find_manual_of_kind", params)
+            if own is not None:
+                return own
+        if proposal.embedding is not None:
+            near = await self.one(
+                "find_near_duplicate",
+                {"user_id": self.user_id, "embedding": vector_text(proposal.embedding), "exclude": exclude},
+            )
+            if near is not None and near["similarity"] >= self.settings.near_duplicate_similarity:
+                return near
+        return None
+
     async def create(self, proposal: Proposal) -> None:
-        existing = await self.one(
-            "find_signal_by_text", {"user_id": self.user_id, "normalized": proposal.normalized}
-        )
+        existing = await self.restates(proposal)
         if existing is not None:
             await self._restated(existing, proposal)
             return
@@ -106,6 +136,7 @@ class _Writer:
             "tier": proposal.tier,
             "first_seen_at": min(seen),
             "last_seen_at": max(seen),
+            "embedding": vector_text(proposal.embedding),
         }
         if await self.one("insert_signal", params) is None:
             # the deterministic id is taken by a signal whose text was later updated away from this one
@@ -115,6 +146,7 @@ class _Writer:
         await self.cite(signal_id, proposal)
         after = await self.one("sync_mentions", {"signal_id": signal_id})
         await self.event(signal_id, "create", None, after["snapshot"])
+        self.touched.add(signal_id)
         self.counts["created"] += 1
 
     async def _restated(self, existing: dict, proposal: Proposal) -> None:
@@ -136,11 +168,11 @@ class _Writer:
         if proposal.normalized == proposal.target.normalized:
             await self.reinforce(target["signal_id"], target["snapshot"], proposal)
             return
-        same_text = await self.one(
-            "find_signal_by_text", {"user_id": self.user_id, "normalized": proposal.normalized}
-        )
-        if same_text is not None:  # the new text is already another signal: that one is restated
-            await self._restated(same_text, proposal)
+        other = await self.restates(proposal, exclude=target["signal_id"])
+        if (
+            other is not None
+        ):  # the new text is already another signal (or the user's own): that one is restated
+            await self._restated(other, proposal)
             return
         await self.one(
             "rewrite_signal",
@@ -150,11 +182,13 @@ class _Writer:
                 "normalized": proposal.normalized,
                 "kind": proposal.kind,
                 "tier": proposal.tier,
+                "embedding": vector_text(proposal.embedding),
             },
         )
         await self.cite(target["signal_id"], proposal)
         after = await self.one("sync_mentions", {"signal_id": target["signal_id"]})
         await self.event(target["signal_id"], "update", target["snapshot"], after["snapshot"])
+        self.touched.add(target["signal_id"])
         self.counts["updated"] += 1
 
 
@@ -165,13 +199,19 @@ async def apply_user(
     proposals: list[Proposal],
     read: list[SourceMessage],
     prov: Provenance,
+    *,
+    decide: Decide | None = None,
+    at: datetime | None = None,
 ) -> Counter[str]:
-    """One transaction: the proposals, their events, the user's watermarks past every message read."""
+    """One transaction: the proposals, their events, the write-time cap (reconciliation only when a write
+    crossed it), the user's watermarks past every message read."""
     async with conn.transaction():
         writer = _Writer(conn, settings, user_id, prov)
         await writer.one("lock_user", {"user_id": user_id})
         for proposal in proposals:
             await (writer.create(proposal) if proposal.action == "create" else writer.update(proposal))
+        if writer.touched:
+            await enforce_cap(writer, decide, at or datetime.now(UTC))
         last: dict[str, SourceMessage] = {}
         for message in read:
             seen = last.get(message.conversation_id)

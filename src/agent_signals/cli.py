@@ -41,7 +41,7 @@ def db_migrate(ctx: click.Context) -> None:
     from agent_signals.migrate import migrate
 
     settings = _settings(ctx)
-    with database.session(settings, autocommit=True) as conn:
+    with database.session(settings) as conn:
         applied = migrate(conn, settings)
     click.echo(f"applied {', '.join(applied)}" if applied else "schema is up to date")
 
@@ -145,7 +145,7 @@ def _print_summary(summary: dict, seconds: float) -> None:
 
 @cli.group()
 def signals() -> None:
-    """Read signals."""
+    """Read, add, edit, delete and search signals; undo a reconciliation."""
 
 
 @signals.command("list")
@@ -164,14 +164,108 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
         rows = conn.execute(query(settings, "list_signals"), {"user_id": user, "all": show_all}).fetchall()
     if not rows:
         click.echo(f"{user} has no signals yet")
-    for _id, tier, origin, kind, status, mentions, last_seen, content, evidence in rows:
+    for signal_id, tier, origin, kind, status, mentions, last_seen, content, evidence in rows:
         state = "" if status == "active" else f" [{status}]"
+        bucket = "manual" if origin == "manual" else tier
         click.echo(
-            f"- {content}{state}\n    {tier}/{kind}, {origin}, {mentions} mention(s), "
+            f"- {content}{state}\n    {str(signal_id)[:8]}  {bucket}/{kind}, {origin}, {mentions} mention(s), "
             f"last seen {last_seen:%Y-%m-%d %H:%M}"
         )
         for e in evidence:
             click.echo(f'    evidence {e["conversation_id"]}:{e["message_id"]} "{e["quote"]}"')
+
+
+@signals.command("add")
+@click.option("--user", required=True, help="User id.")
+@click.option("--kind", required=True, help="Kind of the signal (e.g. role, writing).")
+@click.argument("content")
+@click.pass_context
+def signals_add(ctx: click.Context, user: str, kind: str, content: str) -> None:
+    """Add one of the user's own signals (origin manual: never changed by the pipeline)."""
+    from agent_signals import db as database
+    from agent_signals import user_paths
+
+    settings = _settings(ctx)
+    _check_kind(settings, kind)
+    with database.session(settings) as conn:
+        signal_id = user_paths.add_signal(conn, settings, user, content, kind)
+    user_paths.embed_user_signals(settings, user)
+    click.echo(f"added {signal_id} for {user}")
+
+
+@signals.command("edit")
+@click.option("--user", required=True, help="User id.")
+@click.option("--kind", default=None, help="New kind (unchanged when omitted).")
+@click.argument("signal")
+@click.argument("content")
+@click.pass_context
+def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, content: str) -> None:
+    """Edit a signal (id or id prefix) as the user. Editing an inferred signal makes it the user's own."""
+    from agent_signals import db as database
+    from agent_signals import user_paths
+
+    settings = _settings(ctx)
+    if kind is not None:
+        _check_kind(settings, kind)
+    with database.session(settings) as conn:
+        signal_id = user_paths.resolve_signal(conn, settings, user, signal)
+        edited = user_paths.edit_signal(conn, settings, user, signal_id, content, kind)
+    user_paths.embed_user_signals(settings, user)
+    click.echo(f"edited {edited} for {user}")
+
+
+@signals.command("delete")
+@click.option("--user", required=True, help="User id.")
+@click.argument("signal")
+@click.pass_context
+def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
+    """Delete a signal (id or id prefix) as the user; a deleted inferred signal is never learned again."""
+    from agent_signals import db as database
+    from agent_signals import user_paths
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        signal_id = user_paths.resolve_signal(conn, settings, user, signal)
+        user_paths.delete_signal(conn, settings, user, signal_id)
+    click.echo(f"deleted {signal_id} for {user}")
+
+
+@signals.command("undo")
+@click.argument("event_id", type=int)
+@click.pass_context
+def signals_undo(ctx: click.Context, event_id: int) -> None:
+    """Reverse a reconciliation merge or demotion (EVENT_ID from signals.events)."""
+    from agent_signals import db as database
+    from agent_signals import user_paths
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        click.echo(user_paths.undo(conn, settings, event_id))
+
+
+@signals.command("search")
+@click.option("--user", default=None, help="Only this user's signals.")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.argument("text")
+@click.pass_context
+def signals_search(ctx: click.Context, user: str | None, limit: int, text: str) -> None:
+    """Semantic search over active signals (embeddings, cosine similarity)."""
+    from agent_signals import db as database
+    from agent_signals import user_paths
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        rows = user_paths.search(conn, settings, text, user_id=user, limit=limit)
+    if not rows:
+        click.echo("no signals match")
+    for row in rows:
+        bucket = "manual" if row["origin"] == "manual" else row["tier"]
+        click.echo(f"{row['similarity']:.3f}  {row['user_id']}  {bucket}/{row['kind']}  {row['content']}")
+
+
+def _check_kind(settings: Settings, kind: str) -> None:
+    if kind not in settings.kinds:
+        raise click.BadParameter(f"{kind!r} is not one of {', '.join(settings.kinds)}", param_hint="--kind")
 
 
 def _sample_user(settings: Settings) -> str | None:
@@ -185,7 +279,7 @@ def _sample_user(settings: Settings) -> str | None:
 
 def main() -> None:
     try:
-        cli.main(standalone_mode=False)
+        cli.main(prog_name="agent-signals", standalone_mode=False)
     except click.exceptions.Abort:
         sys.exit(130)
     except click.UsageError as exc:

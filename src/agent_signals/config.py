@@ -23,6 +23,7 @@ DEFAULT_KINDS = (
     "personal",
 )
 OFFLINE_MODEL = "offline/rules"
+OFFLINE_EMBEDDING_MODEL = "offline/hash-256"
 
 
 class Settings(BaseSettings):
@@ -54,11 +55,30 @@ class Settings(BaseSettings):
         default=DEFAULT_KINDS, description="The closed set of signal kinds."
     )
     offline_latency_ms: float = Field(
-        default=0.0, ge=0, description="Simulated latency of each offline model call (benchmarks, fault tests)."
+        default=0.0,
+        ge=0,
+        description="Simulated latency of each offline model call (benchmarks, fault tests).",
+    )
+    embedding_model: str = Field(
+        default=OFFLINE_EMBEDDING_MODEL,
+        description="litellm embedding model; offline/hash-<dim> is the built-in deterministic one.",
+    )
+    embedding_dim: int = Field(
+        default=256, ge=2, le=16000, description="Dimension of signals.signals.embedding (checked at start)."
+    )
+    near_duplicate_similarity: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="Cosine similarity above which a new signal is a re-statement of an existing one.",
+    )
+    exclusive_kinds: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("role", "team"),
+        description="Kinds where the user's own signal excludes any inferred one (the user's word wins).",
     )
     shard_size: int = Field(default=500, ge=1, description="Users loaded and processed per batch.")
 
-    @field_validator("kinds", mode="before")
+    @field_validator("kinds", "exclusive_kinds", mode="before")
     @classmethod
     def _split_kinds(cls, value: object) -> object:
         if isinstance(value, str):

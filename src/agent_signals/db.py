@@ -86,8 +86,9 @@ def unavailable(url: str, exc: Exception) -> DatabaseUnavailable:
 
 
 @contextmanager
-def session(settings: Settings, *, autocommit: bool = False) -> Iterator[psycopg.Connection]:
-    """A connection to the project database for one command; closed on exit."""
+def session(settings: Settings, *, autocommit: bool = True) -> Iterator[psycopg.Connection]:
+    """A connection to the project database for one command; closed on exit. Autocommit: every write
+    goes through an explicit `with conn.transaction()`, which commits when its block ends."""
     conn = connect(database_url(settings), autocommit=autocommit)
     try:
         yield conn

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import islice
 
@@ -48,6 +49,7 @@ class DemoScore:
     correct: int  # signals citing at least one message planted as a durable self-statement
     planted: int  # planted durable statements in flagged conversations
     found: int  # of those, cited by at least one signal
+    wrong_by_category: dict[str, int]  # signals citing no durable message, by the category of what they cite
 
     @property
     def precision(self) -> float:
@@ -58,16 +60,21 @@ class DemoScore:
         return self.found / self.planted if self.planted else 1.0
 
 
-def score(conn: psycopg.Connection, settings: Settings, *, users: int, seed: int = 7, messages_per_user: int = 10) -> DemoScore:
+def score(
+    conn: psycopg.Connection, settings: Settings, *, users: int, seed: int = 7, messages_per_user: int = 10
+) -> DemoScore:
     """Message-level precision and recall of the stored signals against the demo's planted labels."""
-    durable: set[tuple[str, str]] = set()
+    category: dict[tuple[str, str], str] = {}
     for conv in demo_data.generate(users, seed=seed, user_messages_per_user=messages_per_user):
         if conv.record["extract"]:
             cid = conv.record["conversation_id"]
-            durable.update((cid, label.message_id) for label in conv.labels if label.category == "durable")
+            category.update(((cid, label.message_id), label.category) for label in conv.labels)
+    durable = {key for key, value in category.items() if value == "durable"}
     cited: dict[object, set[tuple[str, str]]] = {}
     for signal_id, _user, cid, mid in conn.execute(query(settings, "evidence_messages")):
         cited.setdefault(signal_id, set()).add((cid, mid))
-    correct = sum(1 for messages in cited.values() if messages & durable)
-    found = len(durable & set().union(*cited.values())) if cited else 0
-    return DemoScore(len(cited), correct, len(durable), found)
+    wrong = Counter(
+        category.get(min(messages), "unlabelled") for messages in cited.values() if not messages & durable
+    )
+    found = durable & set().union(*cited.values()) if cited else set()
+    return DemoScore(len(cited), len(cited) - wrong.total(), len(durable), len(found), dict(wrong))

@@ -9,14 +9,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import litellm
 
-from agent_signals.config import OFFLINE_MODEL, Settings
+from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
 from agent_signals.offline.provider import PROVIDER, OfflineRules
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RETRYABLE = (
     litellm.Timeout,
@@ -50,8 +53,8 @@ class Completion:
     attempts: int
 
 
-def register_offline(latency_s: float = 0.0) -> None:
-    """Route `offline/...` model strings to the built-in offline model (idempotent)."""
+def register_offline(latency_s: float = 0.0, embedding_model: str = OFFLINE_EMBEDDING_MODEL) -> None:
+    """Route `offline/...` model strings to the built-in offline models (idempotent)."""
     handler = OfflineRules(latency_s=latency_s)
     litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER] + [
         {"provider": PROVIDER, "custom_handler": handler}
@@ -68,7 +71,20 @@ def register_offline(latency_s: float = 0.0) -> None:
                 "cache_read_input_token_cost": 0.0,
                 "litellm_provider": PROVIDER,
                 "mode": "chat",
-            }
+            },
+            **(
+                {
+                    embedding_model: {
+                        "max_input_tokens": 8192,
+                        "input_cost_per_token": 0.0,
+                        "output_cost_per_token": 0.0,
+                        "litellm_provider": PROVIDER,
+                        "mode": "embedding",
+                    }
+                }
+                if embedding_model.startswith(f"{PROVIDER}/")
+                else {}
+            ),
         }
     )
 
@@ -98,35 +114,14 @@ def _cost(response: litellm.ModelResponse) -> float:
         return 0.0
 
 
-async def complete(messages: list[dict], settings: Settings, *, max_tokens: int | None = None) -> Completion:
-    """One chat completion with retries. Raises ModelUnavailable; never returns an empty text."""
+async def _with_retries(settings: Settings, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
+    """Run one model request with the timeout and retry policy; returns (result, attempts)."""
     attempt = 0
     while True:
         attempt += 1
         try:
-            response = await asyncio.wait_for(
-                litellm.acompletion(
-                    model=settings.model,
-                    messages=messages,
-                    temperature=0,
-                    max_tokens=max_tokens or settings.max_answer_tokens,
-                    response_format={"type": "json_object"},
-                    drop_params=True,
-                    num_retries=0,
-                ),
-                timeout=settings.timeout_s,  # litellm does not enforce timeout= for custom providers
-            )
-            text = response.choices[0].message.content
-            if not text or not text.strip():
-                raise EmptyAnswer("the model returned an empty body")
-            usage = response.usage
-            return Completion(
-                text=text,
-                prompt_tokens=int(usage.prompt_tokens or 0),
-                completion_tokens=int(usage.completion_tokens or 0),
-                cost_usd=_cost(response),
-                attempts=attempt,
-            )
+            # litellm does not enforce timeout= for custom providers: the deadline is ours
+            return await asyncio.wait_for(call(), timeout=settings.timeout_s), attempt
         except (TimeoutError, EmptyAnswer, *RETRYABLE) as exc:
             if attempt > settings.max_retries:
                 raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
@@ -135,3 +130,61 @@ async def complete(messages: list[dict], settings: Settings, *, max_tokens: int 
             await asyncio.sleep(delay)
         except Exception as exc:  # authentication, bad request, unknown model: retrying cannot help
             raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
+
+
+async def complete(messages: list[dict], settings: Settings, *, max_tokens: int | None = None) -> Completion:
+    """One chat completion with retries. Raises ModelUnavailable; never returns an empty text."""
+
+    async def call() -> Completion:
+        response = await litellm.acompletion(
+            model=settings.model,
+            messages=messages,
+            temperature=0,
+            max_tokens=max_tokens or settings.max_answer_tokens,
+            response_format={"type": "json_object"},
+            drop_params=True,
+            num_retries=0,
+        )
+        text = response.choices[0].message.content
+        if not text or not text.strip():
+            raise EmptyAnswer("the model returned an empty body")
+        usage = response.usage
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.prompt_tokens or 0),
+            completion_tokens=int(usage.completion_tokens or 0),
+            cost_usd=_cost(response),
+            attempts=0,
+        )
+
+    completion, attempts = await _with_retries(settings, call)
+    return replace(completion, attempts=attempts)
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    vectors: list[list[float]]
+    prompt_tokens: int
+    cost_usd: float
+
+
+async def embed(texts: list[str], settings: Settings) -> Embeddings:
+    """Embed texts in one call (AGENT_SIGNALS_EMBEDDING_MODEL). Raises ModelUnavailable."""
+
+    async def call() -> Embeddings:
+        response = await litellm.aembedding(model=settings.embedding_model, input=texts, num_retries=0)
+        vectors = [item["embedding"] for item in sorted(response.data, key=lambda d: d["index"])]
+        if len(vectors) != len(texts):
+            raise EmptyAnswer(f"{len(vectors)} embeddings for {len(texts)} texts")
+        bad = {len(v) for v in vectors} - {settings.embedding_dim}
+        if bad:
+            raise ModelUnavailable(
+                "bad_dimension",
+                f"{settings.embedding_model} returns {bad.pop()} dimensions, AGENT_SIGNALS_EMBEDDING_DIM is "
+                f"{settings.embedding_dim}",
+                1,
+            )
+        usage = getattr(response, "usage", None)
+        return Embeddings(vectors, int(getattr(usage, "prompt_tokens", 0) or 0), _cost(response))
+
+    return (await _with_retries(settings, call))[0]

@@ -89,6 +89,29 @@ def check_current(conn: psycopg.Connection, settings: Settings) -> None:
             f"the database schema is not up to date (pending: {', '.join(missing)})",
             hint="run `agent-signals db migrate`",
         )
+    check_embedding_dimension(conn, settings)
+
+
+def check_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
+    declared, embedded = conn.execute(query(settings, "embedding_column")).fetchone()
+    wanted = f"vector({settings.embedding_dim})"
+    if declared == "vector":
+        raise SchemaError("the embedding column has no dimension yet", hint="run `agent-signals db migrate`")
+    if declared != wanted:
+        raise SchemaError(
+            f"signals.signals.embedding is {declared} but AGENT_SIGNALS_EMBEDDING_DIM is {settings.embedding_dim}",
+            hint=f"set AGENT_SIGNALS_EMBEDDING_DIM to the stored dimension ({embedded} signal(s) are embedded), "
+            "or use an embedding model of the stored dimension",
+        )
+
+
+def set_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
+    """Give the embedding column the configured dimension, once, while nothing is embedded yet."""
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        declared, embedded = conn.execute(query(settings, "embedding_column")).fetchone()
+        if declared == "vector" or (embedded == 0 and declared != f"vector({settings.embedding_dim})"):
+            conn.execute(query(settings, "set_embedding_dimension").format(dim=int(settings.embedding_dim)))
 
 
 def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
@@ -112,4 +135,5 @@ def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
                 {"version": migration.version, "name": migration.name, "checksum": migration.checksum},
             )
         now_applied.append(migration.version)
+    set_embedding_dimension(conn, settings)
     return now_applied

@@ -7,19 +7,21 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from uuid import UUID, uuid4
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from agent_signals import db, llm, runs
-from agent_signals.answers import InvalidAnswer, parse_extract_answer
+from agent_signals import db, embeddings, llm, runs
+from agent_signals.answers import InvalidAnswer, ReconcileAnswer, parse_extract_answer, parse_reconcile_answer
 from agent_signals.apply import Provenance, apply_user
 from agent_signals.config import Settings
 from agent_signals.extract import UserBatch, build_calls, prompt_version
 from agent_signals.migrate import check_current
+from agent_signals.prompts import CoreLine, render_reconcile
+from agent_signals.reconcile import Decide
 from agent_signals.source import load_batches, pending_users
 from agent_signals.validate import Proposal, validate_answer
 
@@ -56,6 +58,7 @@ class RunContext:
             "prompt_tokens": s.prompt_tokens,
             "completion_tokens": s.completion_tokens,
             "cost_usd": round(s.cost_usd, 6),
+            "embedding_calls": s.embedding_calls,
             "failures": s.failures,
         }
 
@@ -68,7 +71,7 @@ async def open_run(
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
-    llm.register_offline(latency_s=settings.offline_latency_ms / 1000)
+    llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
     until = until or datetime.now(UTC)
     ledger = await db.aconnect(url, autocommit=True)
     pool = AsyncConnectionPool(
@@ -111,6 +114,16 @@ async def scan(ctx: RunContext) -> list[str]:
         return await pending_users(conn, ctx.settings, ctx.until)
 
 
+async def embed_missing(ctx: RunContext) -> int:
+    """Embed signals that have none yet (added by hand); returns how many."""
+    async with ctx.pool.connection() as conn:
+        usage = await embeddings.embed_missing(conn, ctx.settings)
+    ctx.stats.embedding_calls += usage.calls
+    ctx.stats.embedding_tokens += usage.tokens
+    ctx.stats.cost_usd += usage.cost_usd
+    return usage.signals
+
+
 def shards(user_ids: list[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(user_ids), size):
         yield user_ids[start : start + size]
@@ -130,17 +143,44 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> list[Proposal]:
     stats = ctx.stats
     proposals: list[Proposal] = []
     for call in build_calls(batch, ctx.settings, ctx.until.date()):
-        completion = await llm.complete(call.prompt, ctx.settings)
-        stats.llm_calls += 1
-        stats.prompt_tokens += completion.prompt_tokens
-        stats.completion_tokens += completion.completion_tokens
-        stats.cost_usd += completion.cost_usd
+        completion = await _complete(ctx, call.prompt)
         answer = parse_extract_answer(completion.text)
         validated = validate_answer(answer, call, ctx.settings, completion.text)
         if validated.skips:
             stats.actions["skipped"] += validated.skips
         proposals.extend(validated.proposals)
-    return proposals
+    return await _embed(ctx, proposals)
+
+
+async def _embed(ctx: RunContext, proposals: list[Proposal]) -> list[Proposal]:
+    """One embedding call for all of a user's proposals (none when there is nothing to write)."""
+    if not proposals:
+        return proposals
+    result = await llm.embed([p.content for p in proposals], ctx.settings)
+    ctx.stats.embedding_calls += 1
+    ctx.stats.embedding_tokens += result.prompt_tokens
+    ctx.stats.cost_usd += result.cost_usd
+    return [replace(p, embedding=tuple(v)) for p, v in zip(proposals, result.vectors, strict=True)]
+
+
+async def _complete(ctx: RunContext, prompt: list[dict]) -> llm.Completion:
+    completion = await llm.complete(prompt, ctx.settings)
+    stats = ctx.stats
+    stats.llm_calls += 1
+    stats.prompt_tokens += completion.prompt_tokens
+    stats.completion_tokens += completion.completion_tokens
+    stats.cost_usd += completion.cost_usd
+    return completion
+
+
+def reconciler(ctx: RunContext) -> Decide:
+    """The reconciliation call of this run (made only when a user's write crosses the core cap)."""
+
+    async def decide(core: list[CoreLine], own: list[CoreLine], cap: int) -> ReconcileAnswer:
+        completion = await _complete(ctx, render_reconcile(ctx.settings, core, own, cap, ctx.until.date()))
+        return parse_reconcile_answer(completion.text)
+
+    return decide
 
 
 async def process_user(ctx: RunContext, batch: UserBatch, slots: asyncio.Semaphore) -> None:
@@ -156,7 +196,14 @@ async def process_user(ctx: RunContext, batch: UserBatch, slots: asyncio.Semapho
             stage = "apply"
             async with ctx.pool.connection() as conn:
                 counts = await apply_user(
-                    conn, ctx.settings, batch.user_id, proposals, batch.messages, ctx.provenance
+                    conn,
+                    ctx.settings,
+                    batch.user_id,
+                    proposals,
+                    batch.messages,
+                    ctx.provenance,
+                    decide=reconciler(ctx),
+                    at=ctx.until,
                 )
             stats.actions.update(counts)
         except llm.ModelUnavailable as exc:

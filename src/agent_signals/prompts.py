@@ -125,3 +125,44 @@ def parse_extract_prompt(
     parsed_messages = [PromptMessage(h, unfence(t)) for h, t in _MESSAGE.findall(message_block)]
     parsed_known = [PromptSignal(h, unfence(c), t, k, o) for h, t, k, o, c in _KNOWN.findall(known_block)]
     return parsed_messages, parsed_known, kinds
+
+
+@dataclass(frozen=True)
+class CoreLine:
+    """A signal as prompts/reconcile/v1 shows it: `c` handles for inferred core, `u` for the user's own."""
+
+    handle: str
+    content: str
+    kind: str
+    mentions: int = 0
+    last_seen: str = ""
+    new: bool = False
+
+
+def render_reconcile(
+    settings: Settings, core: Sequence[CoreLine], own: Sequence[CoreLine], cap: int, today: date
+) -> list[dict[str, str]]:
+    return prompt_set(settings, "reconcile").render(core=core, own=own, cap=cap, today=today.isoformat())
+
+
+_CORE = re.compile(r"^(c\d+) \[([a-z_]+), mentions=(\d+), last_seen=([0-9-]*)(, new)?\] (.*)$", re.MULTILINE)
+_OWN = re.compile(r"^(u\d+) \[([a-z_]+)\] (.*)$", re.MULTILINE)
+_CAP = re.compile(r"within a cap of (\d+)\.")
+
+
+def is_reconcile_prompt(messages: Sequence[dict[str, str]]) -> bool:
+    return any(m["role"] == "user" and "<core>" in m["content"] for m in messages)
+
+
+def parse_reconcile_prompt(messages: Sequence[dict[str, str]]) -> tuple[list[CoreLine], list[CoreLine], int]:
+    """The inverse of the reconcile/v1 templates, for the offline model."""
+    system = next(m["content"] for m in messages if m["role"] == "system")
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    own_block, _, core_block = user.partition("<core>")
+    core = [
+        CoreLine(h, unfence(c), k, int(n), seen, bool(new))
+        for h, k, n, seen, new, c in _CORE.findall(core_block)
+    ]
+    own = [CoreLine(h, unfence(c), k) for h, k, c in _OWN.findall(own_block)]
+    cap_match = _CAP.search(system)
+    return core, own, int(cap_match[1]) if cap_match else 20

@@ -27,7 +27,9 @@ class RunStats:
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # chat and embedding calls together
+    embedding_calls: int = 0
+    embedding_tokens: int = 0
     failures: int = 0
 
     def as_params(self) -> dict:

@@ -12,9 +12,9 @@ _EDGE_PUNCT = " .,;:!?'\"()[]"
 
 
 def squash(text: str) -> str:
-    """Case-folded, NFKC, straight quotes, control characters as spaces, whitespace collapsed."""
+    """Lower-cased, NFKC, straight quotes, control characters as spaces, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    return _SPACE.sub(" ", _CONTROL.sub(" ", text)).strip().casefold()
+    return _SPACE.sub(" ", _CONTROL.sub(" ", text)).strip().lower()
 
 
 def normalize_content(content: str) -> str:

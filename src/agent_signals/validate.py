@@ -31,6 +31,7 @@ class Proposal:
     kind: str
     evidence: tuple[Cite, ...]
     target: KnownSignal | None = None  # the signal an update names
+    embedding: tuple[float, ...] | None = None  # set after validation, before apply
 
 
 @dataclass(frozen=True)

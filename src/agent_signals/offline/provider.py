@@ -9,10 +9,12 @@ import time
 from typing import Any
 
 import litellm
-from litellm import CustomLLM, ModelResponse
+from litellm import CustomLLM, EmbeddingResponse, ModelResponse
 from litellm.types.utils import Usage
 
-from agent_signals.prompts import parse_extract_prompt
+from agent_signals.offline import reconcile
+from agent_signals.offline.embed import embed
+from agent_signals.prompts import is_reconcile_prompt, parse_extract_prompt, parse_reconcile_prompt
 
 PROVIDER = "offline"
 
@@ -36,8 +38,11 @@ def fill_response(
 
 
 def answer(messages: list[dict]) -> str:
-    """The offline model's answer to a rendered extraction prompt."""
-    from agent_signals.offline import rules
+    """The offline model's answer to a rendered prompt of any family it knows."""
+    if is_reconcile_prompt(messages):
+        core, own, cap = parse_reconcile_prompt(messages)
+        return _json({"decisions": reconcile.decide(core, own, cap)})
+    from agent_signals.offline import rules  # the extraction rules load on first use
 
     prompt_messages, known, kinds = parse_extract_prompt(messages)
     actions = rules.extract(
@@ -45,7 +50,24 @@ def answer(messages: list[dict]) -> str:
         [rules.Known(k.handle, k.content, k.tier, k.kind, k.origin) for k in known],
         kinds,
     )
-    return json.dumps({"actions": actions}, ensure_ascii=False, separators=(",", ":"))
+    return _json({"actions": actions})
+
+
+def _json(data: dict) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def fill_embedding(model_response: EmbeddingResponse, model: str, inputs: list) -> EmbeddingResponse:
+    """`offline/hash-<dim>`: the dimension is part of the model name."""
+    dim = int(model.rsplit("-", 1)[-1])
+    texts = [inputs] if isinstance(inputs, str) else list(inputs)
+    model_response.data = [
+        {"object": "embedding", "index": i, "embedding": embed(text, dim)} for i, text in enumerate(texts)
+    ]
+    model_response.model = model
+    tokens = sum(litellm.token_counter(model=model, text=text) for text in texts)
+    model_response.usage = Usage(prompt_tokens=tokens, completion_tokens=0, total_tokens=tokens)  # type: ignore[attr-defined]
+    return model_response
 
 
 class OfflineRules(CustomLLM):
@@ -64,3 +86,13 @@ class OfflineRules(CustomLLM):
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         return fill_response(kwargs["model_response"], model, messages, answer(messages))
+
+    def embedding(
+        self, model: str, input: list, model_response: EmbeddingResponse, *args: Any, **kwargs: Any
+    ):
+        return fill_embedding(model_response, model, input)
+
+    async def aembedding(
+        self, model: str, input: list, model_response: EmbeddingResponse, *args: Any, **kwargs: Any
+    ):
+        return fill_embedding(model_response, model, input)

@@ -1,0 +1,1 @@
+select signals.delete_signal(%(user_id)s, %(signal_id)s)

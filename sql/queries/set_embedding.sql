@@ -1,0 +1,1 @@
+select signals.set_embedding(%(signal_id)s, %(embedding)s::vector)
