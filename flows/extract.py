@@ -1,4 +1,9 @@
-"""The scheduled extraction flow: scan -> (per shard) load -> extract -> validate -> apply -> reconcile cap."""
+"""The scheduled extraction flow, as DESIGN.md draws it:
+
+scan -> (per shard) load -> extract -> validate -> apply -> reconcile cap
+     -> decay scores -> summaries (changed users only) -> views (dbt, changed users only)
+     -> table expectations (Great Expectations)
+"""
 
 from __future__ import annotations
 
@@ -23,4 +28,8 @@ async def extract_signals(kind: str = "scheduled") -> dict:
         users = await pipeline.scan(run)
         for shard in pipeline.shards(users, settings.shard_size):
             await process_shard(run, shard)
+        await pipeline.decay(run)
+        failed_summaries = await pipeline.summarize(run)
+        await pipeline.refresh_views(run, keep_dirty=failed_summaries)
+        await pipeline.check_tables(run)
     return run.summary()

@@ -9,7 +9,8 @@ import psycopg
 from agent_signals.config import Settings
 from agent_signals.load import parse, store
 
-T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+# Recent, so that decay (which runs against the real clock) keeps contextual signals active.
+T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=5)
 
 
 def conversation(

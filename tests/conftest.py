@@ -107,6 +107,7 @@ def scripted(scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("AGENT_SIGNALS_MODEL", SCRIPTED_MODEL)
     monkeypatch.setenv("AGENT_SIGNALS_MAX_RETRIES", "1")
     monkeypatch.setenv("AGENT_SIGNALS_RETRY_BACKOFF_S", "0")
+    monkeypatch.setenv("AGENT_SIGNALS_SUMMARIES", "false")  # tests of summaries turn them on
     yield scripted_model
     scripted_model.reset()
 

@@ -11,6 +11,7 @@ from litellm import CustomLLM, ModelResponse
 
 from agent_signals.offline.provider import answer as offline_answer
 from agent_signals.offline.provider import fill_response
+from agent_signals.prompts import is_extract_prompt, is_summarize_prompt
 
 SCRIPTED_MODEL = "scripted/test"
 
@@ -19,18 +20,20 @@ Script = Callable[[list[dict]], "str | BaseException"]
 
 class ScriptedModel(CustomLLM):
     """Records every prompt; answers with `script(prompt)` (a text, or an exception to raise), by default
-    with the offline model's answer."""
+    with the offline model's answer. Summary prompts go to the offline model unless `script_summaries`."""
 
     def __init__(self) -> None:
         super().__init__()
         self.calls: list[list[dict]] = []
         self.script: Script | None = None
+        self.script_summaries = False
         self._lock = threading.Lock()
 
     def _answer(self, model: str, messages: list[dict], model_response: ModelResponse) -> ModelResponse:
         with self._lock:
             self.calls.append([dict(m) for m in messages])
-        result = self.script(messages) if self.script else offline_answer(messages)
+        scripted = self.script and (self.script_summaries or not is_summarize_prompt(messages))
+        result = self.script(messages) if scripted else offline_answer(messages)
         if isinstance(result, BaseException):
             raise result
         return fill_response(model_response, model, messages, result)
@@ -41,9 +44,14 @@ class ScriptedModel(CustomLLM):
     async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
         return self._answer(model, messages, kwargs["model_response"])
 
+    @property
+    def extraction_calls(self) -> list[list[dict]]:
+        return [call for call in self.calls if is_extract_prompt(call)]
+
     def reset(self) -> None:
         self.calls.clear()
         self.script = None
+        self.script_summaries = False
 
 
 def register(model: ScriptedModel, price_per_token: float = 1e-6) -> None:

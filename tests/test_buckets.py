@@ -13,7 +13,7 @@ import pytest
 from agent_signals import user_paths
 from agent_signals.errors import AgentSignalsError
 from agent_signals.offline.provider import answer as offline_answer
-from agent_signals.prompts import is_reconcile_prompt, parse_extract_prompt
+from agent_signals.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
 from flows.extract import extract_signals
 from tests.builders import T0, conversation, load_conversations
 
@@ -116,7 +116,7 @@ def test_thirty_identity_facts_leave_at_most_twenty_core_and_lose_none(conn, set
         "select count(*) from signals.events where user_id = 'ann' and action = 'demote' and actor = 'reconciler'"
     ).fetchone()[0]
     assert demoted == 10
-    extraction_calls = sum(1 for call in scripted.calls if not is_reconcile_prompt(call))
+    extraction_calls = sum(1 for call in scripted.calls if is_extract_prompt(call))
     reconcile_calls = sum(1 for call in scripted.calls if is_reconcile_prompt(call))
     assert (extraction_calls, reconcile_calls) == (3, 1)  # reconciliation only when the cap was crossed
 
@@ -284,7 +284,7 @@ def test_the_users_word_wins_over_a_restatement_or_a_contradiction(conn, setting
     )  # fmt: skip
     summary = run()
     assert summary["actions"]["skipped_manual"] == 2 and summary["actions"]["created"] == 1
-    prompt = next(c for c in scripted.calls if not is_reconcile_prompt(c))
+    prompt = next(c for c in scripted.calls if is_extract_prompt(c))
     _messages, known, _kinds = parse_extract_prompt(prompt)
     assert {(k.content, k.origin) for k in known} >= {("Works as a product designer", "manual")}
     assert statuses(conn, "gu") == {

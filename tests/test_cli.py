@@ -138,7 +138,9 @@ def test_a_users_own_signals_from_the_command_line(database_url, conn):
     listed = agent_signals("signals", "list", "--user", "zoe")
     assert f"{signal_id[:8]}  manual/writing" in listed.stdout
 
-    edited = agent_signals("signals", "edit", "--user", "zoe", signal_id[:8], "Prefers British spelling, always")
+    edited = agent_signals(
+        "signals", "edit", "--user", "zoe", signal_id[:8], "Prefers British spelling, always"
+    )
     assert edited.returncode == 0, edited.stderr
     found = agent_signals("signals", "search", "british spelling", "--user", "zoe")
     assert "manual/writing  Prefers British spelling, always" in found.stdout

@@ -79,6 +79,10 @@ class ReconcileAnswer(_Strict):
     decisions: list[Decision] = Field(max_length=200)
 
 
+class SummaryAnswer(_Strict):
+    summary: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1200)]
+
+
 class InvalidAnswer(Exception):
     """The model answered, but the answer cannot be used: nothing is written for that user."""
 
@@ -98,6 +102,10 @@ def parse_extract_answer(raw: str | None) -> ExtractAnswer:
 
 def parse_reconcile_answer(raw: str | None) -> ReconcileAnswer:
     return _parse(raw, ReconcileAnswer)
+
+
+def parse_summary_answer(raw: str | None) -> SummaryAnswer:
+    return _parse(raw, SummaryAnswer)
 
 
 def _parse(raw: str | None, model: type[AnswerT]) -> AnswerT:
@@ -120,7 +128,11 @@ def _parse(raw: str | None, model: type[AnswerT]) -> AnswerT:
         raise InvalidAnswer(f"wrong schema at {where}: {first['msg']}", raw) from None
 
 
-ANSWER_MODELS: dict[str, type[BaseModel]] = {"extract": ExtractAnswer, "reconcile": ReconcileAnswer}
+ANSWER_MODELS: dict[str, type[BaseModel]] = {
+    "extract": ExtractAnswer,
+    "reconcile": ReconcileAnswer,
+    "summarize": SummaryAnswer,
+}
 
 
 def answer_schema(family: str) -> dict:

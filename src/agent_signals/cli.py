@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import click
+import psycopg
 
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError, UnknownUser
@@ -261,6 +262,71 @@ def signals_search(ctx: click.Context, user: str | None, limit: int, text: str) 
     for row in rows:
         bucket = "manual" if row["origin"] == "manual" else row["tier"]
         click.echo(f"{row['similarity']:.3f}  {row['user_id']}  {bucket}/{row['kind']}  {row['content']}")
+
+
+@cli.group()
+def views() -> None:
+    """Build the context and analytics views (dbt) by hand."""
+
+
+@views.command("refresh")
+@click.pass_context
+def views_refresh(ctx: click.Context) -> None:
+    """Rebuild the views for every user now (runs refresh only the users they changed)."""
+    from datetime import UTC, datetime
+
+    from agent_signals import db as database
+    from agent_signals import views as dbt_views
+    from agent_signals.migrate import check_current
+    from agent_signals.sqlfiles import query
+
+    settings = _settings(ctx)
+    started = datetime.now(UTC)
+    with database.session(settings) as conn:
+        check_current(conn, settings)
+        result = dbt_views.refresh(settings, None, full=True)
+        conn.execute(query(settings, "clear_all_dirty"), {"refresh_started": started})
+    click.echo(f"views rebuilt for all users in {result.seconds:.1f}s")
+
+
+@views.command("docs")
+@click.pass_context
+def views_docs(ctx: click.Context) -> None:
+    """Generate the dbt documentation site of the views (under the data folder)."""
+    from agent_signals import views as dbt_views
+
+    click.echo(f"dbt docs written to {dbt_views.docs(_settings(ctx))}")
+
+
+@cli.command("context")
+@click.argument("user")
+@click.option("--summary/--no-summary", default=False, help="Also print the user's summary paragraph.")
+@click.pass_context
+def context_cmd(ctx: click.Context, user: str, summary: bool) -> None:
+    """Print a user's block from context.user_context, ready to paste into a system prompt."""
+    from agent_signals import db as database
+    from agent_signals.sqlfiles import query
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        try:
+            row = conn.execute(query(settings, "user_context"), {"user_id": user}).fetchone()
+        except psycopg.errors.UndefinedTable:
+            raise AgentSignalsError(
+                "the context views do not exist yet",
+                hint="run `agent-signals run` (or `agent-signals views refresh`)",
+            ) from None
+        if row is None:
+            if not conn.execute(query(settings, "user_exists"), {"user_id": user}).fetchone()[0]:
+                raise UnknownUser(f"no conversations or signals for user {user!r}", hint="check the user id")
+            raise AgentSignalsError(
+                f"{user!r} has no row in context.user_context yet",
+                hint="the user has no active signal, or the views were not refreshed since: run `agent-signals run`",
+            )
+    markdown, text, _refreshed_at = row
+    click.echo(markdown)
+    if summary and text:
+        click.echo(f"\n{text}")
 
 
 def _check_kind(settings: Settings, kind: str) -> None:

@@ -76,6 +76,21 @@ class Settings(BaseSettings):
         default=("role", "team"),
         description="Kinds where the user's own signal excludes any inferred one (the user's word wins).",
     )
+    decay_base_days: float = Field(
+        default=30.0,
+        gt=0,
+        description="S = base_days * (1 + mention_boost * (mentions - 1)) in exp(-days / S).",
+    )
+    decay_mention_boost: float = Field(default=0.5, ge=0, description="How much each mention slows decay.")
+    archive_below: float = Field(
+        default=0.05,
+        ge=0,
+        lt=1,
+        description="Contextual signals whose decay score falls under this are archived.",
+    )
+    summaries: bool = Field(
+        default=True, description="Rebuild per-user summaries (one model call per changed user)."
+    )
     shard_size: int = Field(default=500, ge=1, description="Users loaded and processed per batch.")
 
     @field_validator("kinds", "exclusive_kinds", mode="before")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from itertools import islice
 
 import psycopg
@@ -16,13 +17,29 @@ from agent_signals.sqlfiles import query
 SEED_CHUNK_USERS = 2000
 
 
+def demo_start(today: date | None = None) -> datetime:
+    """The demo's conversations span the 35 days before today, so decay (real clock) treats them as
+    recent. Same day, same data; seeding again on another day adds nothing (ids are stable)."""
+    today = today or datetime.now(UTC).date()
+    return datetime.combine(today - timedelta(days=35), time(9), tzinfo=UTC)
+
+
 def seed(
-    conn: psycopg.Connection, settings: Settings, *, users: int, seed: int = 7, messages_per_user: int = 10
+    conn: psycopg.Connection,
+    settings: Settings,
+    *,
+    users: int,
+    seed: int = 7,
+    messages_per_user: int = 10,
+    start: datetime | None = None,
 ) -> LoadResult:
     """Idempotent: seeding the same users again changes nothing. Memory stays flat (chunks of users)."""
     totals = [0, 0, 0, 0]
     conversations = (
-        c.record for c in demo_data.generate(users, seed=seed, user_messages_per_user=messages_per_user)
+        c.record
+        for c in demo_data.generate(
+            users, seed=seed, user_messages_per_user=messages_per_user, start=start or demo_start()
+        )
     )
     while True:
         # each user has a few conversations: a chunk holds about SEED_CHUNK_USERS users

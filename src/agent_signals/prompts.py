@@ -150,6 +150,10 @@ _OWN = re.compile(r"^(u\d+) \[([a-z_]+)\] (.*)$", re.MULTILINE)
 _CAP = re.compile(r"within a cap of (\d+)\.")
 
 
+def is_extract_prompt(messages: Sequence[dict[str, str]]) -> bool:
+    return any(m["role"] == "user" and "<messages>" in m["content"] for m in messages)
+
+
 def is_reconcile_prompt(messages: Sequence[dict[str, str]]) -> bool:
     return any(m["role"] == "user" and "<core>" in m["content"] for m in messages)
 
@@ -166,3 +170,32 @@ def parse_reconcile_prompt(messages: Sequence[dict[str, str]]) -> tuple[list[Cor
     own = [CoreLine(h, unfence(c), k) for h, k, c in _OWN.findall(own_block)]
     cap_match = _CAP.search(system)
     return core, own, int(cap_match[1]) if cap_match else 20
+
+
+@dataclass(frozen=True)
+class SummaryLine:
+    bucket: str  # manual | core | contextual
+    kind: str
+    content: str
+
+
+SUMMARY_MAX_WORDS = 80
+
+
+def render_summarize(settings: Settings, signals: Sequence[SummaryLine], today: date) -> list[dict[str, str]]:
+    return prompt_set(settings, "summarize").render(
+        signals=signals, max_words=SUMMARY_MAX_WORDS, today=today.isoformat()
+    )
+
+
+_SUMMARY_LINE = re.compile(r"^\[(manual|core|contextual)/([a-z_]+)\] (.*)$", re.MULTILINE)
+
+
+def is_summarize_prompt(messages: Sequence[dict[str, str]]) -> bool:
+    return any(m["role"] == "user" and m["content"].startswith("<signals>") for m in messages)
+
+
+def parse_summarize_prompt(messages: Sequence[dict[str, str]]) -> list[SummaryLine]:
+    """The inverse of the summarize/v1 templates, for the offline model."""
+    user = next(m["content"] for m in messages if m["role"] == "user")
+    return [SummaryLine(b, k, unfence(c)) for b, k, c in _SUMMARY_LINE.findall(user)]

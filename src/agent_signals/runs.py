@@ -25,16 +25,21 @@ class RunStats:
     messages: int = 0
     actions: Counter[str] = field(default_factory=Counter)
     llm_calls: int = 0
+    llm_calls_by_purpose: Counter[str] = field(default_factory=Counter)  # extract, reconcile, summarize
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0  # chat and embedding calls together
     embedding_calls: int = 0
     embedding_tokens: int = 0
     failures: int = 0
+    warnings: list[str] = field(default_factory=list)
+    refresh_s: float | None = None
 
     def as_params(self) -> dict:
         params = asdict(self)
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
+        params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
+        params["warnings"] = Jsonb(self.warnings[-100:])
         return params
 
 

@@ -14,7 +14,14 @@ from litellm.types.utils import Usage
 
 from agent_signals.offline import reconcile
 from agent_signals.offline.embed import embed
-from agent_signals.prompts import is_reconcile_prompt, parse_extract_prompt, parse_reconcile_prompt
+from agent_signals.offline.summarize import summarize
+from agent_signals.prompts import (
+    is_reconcile_prompt,
+    is_summarize_prompt,
+    parse_extract_prompt,
+    parse_reconcile_prompt,
+    parse_summarize_prompt,
+)
 
 PROVIDER = "offline"
 
@@ -39,6 +46,8 @@ def fill_response(
 
 def answer(messages: list[dict]) -> str:
     """The offline model's answer to a rendered prompt of any family it knows."""
+    if is_summarize_prompt(messages):
+        return _json({"summary": summarize(parse_summarize_prompt(messages))})
     if is_reconcile_prompt(messages):
         core, own, cap = parse_reconcile_prompt(messages)
         return _json({"decisions": reconcile.decide(core, own, cap)})

@@ -1,0 +1,10 @@
+-- Signals created per UTC day, by kind, (current) tier and origin: how many, and how many are still active.
+select
+    (created_at at time zone 'UTC')::date as day,
+    kind,
+    tier,
+    origin,
+    count(*)::integer as signals_created,
+    (count(*) filter (where status = 'active'))::integer as still_active
+from {{ ref('stg_signals') }}
+group by 1, 2, 3, 4

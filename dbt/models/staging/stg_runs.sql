@@ -1,0 +1,22 @@
+select
+    run_id,
+    kind,
+    status,
+    started_at,
+    finished_at,
+    users,
+    conversations,
+    messages,
+    actions,
+    llm_calls,
+    prompt_tokens,
+    completion_tokens,
+    cost_usd,
+    embedding_calls,
+    embedding_tokens,
+    failures,
+    model,
+    prompt_version,
+    warnings,
+    refresh_s
+from {{ source('ops', 'runs') }}

@@ -1,0 +1,16 @@
+-- Archive the active inferred contextual signals whose retention fell under the threshold (kept and
+-- queryable, out of the context views), each with an event. Returns how many.
+with archived as (
+    update signals.signals s
+    set status = 'archived',
+        decay_score = signals.retention(s.last_seen_at, s.mention_count, %(at)s, %(base_days)s, %(boost)s),
+        updated_at = now()
+    where s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
+      and signals.retention(s.last_seen_at, s.mention_count, %(at)s, %(base_days)s, %(boost)s) < %(threshold)s
+    returning s.signal_id, s.user_id, to_jsonb(s) - 'embedding' as after
+), logged as (
+    insert into signals.events (signal_id, user_id, run_id, action, actor, after)
+    select signal_id, user_id, %(run_id)s, 'archive', 'pipeline', after from archived
+    returning 1
+)
+select count(*) from logged

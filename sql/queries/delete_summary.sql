@@ -1,0 +1,1 @@
+delete from signals.summaries where user_id = %(user_id)s

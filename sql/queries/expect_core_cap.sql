@@ -1,0 +1,6 @@
+-- Users with more than 20 active inferred core signals (must be none; the database also refuses them).
+select user_id, count(*) as core
+from {batch}
+where origin = 'inferred' and tier = 'core' and status = 'active'
+group by user_id
+having count(*) > 20

@@ -1,0 +1,175 @@
+"""Data-quality gates with Great Expectations (ephemeral context, analytics off).
+
+- Before apply: each shard's proposed actions are validated as one batch by the `proposals` suite; a user
+  with any failing row is not written and is recorded as a failure (retried next run).
+- After the writes: table-level expectations on PostgreSQL. Critical ones fail the run; warnings are
+  recorded in the runs ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+from uuid import UUID
+
+from agent_signals.config import Settings
+from agent_signals.sqlfiles import query
+from agent_signals.validate import MAX_CONTENT_CHARS, Proposal
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def _context() -> Any:
+    import great_expectations as gx
+    import pgvector.sqlalchemy  # noqa: F401  (else GX cannot reflect the vector column and fails silently)
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    return context
+
+
+def _proposals_suite(settings: Settings) -> Any:
+    import great_expectations as gx
+
+    ge = gx.expectations
+    suite = gx.ExpectationSuite(name="proposals")
+    for expectation in (
+        ge.ExpectColumnValuesToBeInSet(column="action", value_set=["create", "update"]),
+        ge.ExpectColumnValuesToBeInSet(column="tier", value_set=["core", "contextual"]),
+        ge.ExpectColumnValuesToBeInSet(column="kind", value_set=list(settings.kinds)),
+        ge.ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=MAX_CONTENT_CHARS),
+        ge.ExpectColumnValuesToMatchRegex(column="content", regex=r"\S"),
+        # markup, template syntax and links are never a fact about a person: a sign of injected text
+        ge.ExpectColumnValuesToNotMatchRegex(column="content", regex=r"[<>{}]|https?://"),
+        ge.ExpectColumnValuesToBeBetween(column="evidence", min_value=1, max_value=5),
+        ge.ExpectColumnValuesToNotBeNull(column="user_id"),
+    ):
+        suite.add_expectation(expectation)
+    return suite
+
+
+def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict[str, str]:
+    """Validate a shard's proposals as one batch. Returns {user_id: reason} for users that must not be
+    written."""
+    rows = [
+        {
+            "user_id": user_id,
+            "action": p.action,
+            "tier": p.tier,
+            "kind": p.kind,
+            "content": p.content,
+            "evidence": len(p.evidence),
+        }
+        for user_id, proposals in batch.items()
+        for p in proposals
+    ]
+    if not rows:
+        return {}
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    context = _context()
+    source = context.data_sources.add_or_update_pandas("proposals")
+    asset = source.add_dataframe_asset(name=f"shard-{id(frame)}")
+    batch_definition = asset.add_batch_definition_whole_dataframe("all")
+    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(
+        _proposals_suite(settings), result_format="COMPLETE"
+    )
+    failed: dict[str, str] = {}
+    for outcome in result.results:
+        config = outcome.expectation_config
+        name = f"{config.type}({config.kwargs.get('column')})"
+        if _raised(outcome.exception_info):
+            raise RuntimeError(f"expectation {name} could not run: {outcome.exception_info}")
+        if outcome.success:
+            continue
+        for index in outcome.result.get("unexpected_index_list") or []:
+            row = rows[index if isinstance(index, int) else index["index"]]
+            failed.setdefault(row["user_id"], f"quality gate: {name} failed for {row['content'][:80]!r}")
+    return failed
+
+
+@dataclass
+class TableCheck:
+    name: str
+    critical: bool
+    sql_name: str  # sql/queries/<name>.sql: returns the offending rows ({batch} is the checked table)
+
+
+TABLE_CHECKS = (
+    TableCheck("at most 20 active inferred core per user", True, "expect_core_cap"),
+    TableCheck("no two active signals of a user with the same text", True, "expect_unique_active_text"),
+    TableCheck("every inferred signal has evidence", True, "expect_inferred_evidence"),
+    TableCheck("views fresh for every user changed before this run", False, "expect_views_fresh"),
+)
+
+
+@dataclass
+class TableReport:
+    failed_critical: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def check_tables(settings: Settings, url: str, run_id: UUID) -> TableReport:
+    """Run the table-level expectations against PostgreSQL (one GX batch of signals.signals)."""
+    import great_expectations as gx
+
+    context = _context()
+    source = context.data_sources.add_or_update_sql("signals_db", connection_string=_sqlalchemy_url(url))
+    asset = source.add_table_asset(name=f"signals-{run_id}", table_name="signals", schema_name="signals")
+    batch = asset.add_batch_definition_whole_table("all").get_batch()
+    suite = gx.ExpectationSuite(name="tables")
+    for check in TABLE_CHECKS:
+        sql = query(settings, check.sql_name).replace("%(run_id)s", f"'{run_id}'")
+        suite.add_expectation(
+            gx.expectations.UnexpectedRowsExpectation(
+                unexpected_rows_query=sql,
+                description=check.name,
+                severity="critical" if check.critical else "warning",
+            )
+        )
+    report = TableReport()
+    result = batch.validate(suite, result_format="SUMMARY")
+    for outcome in result.results:
+        config = outcome.expectation_config
+        if _raised(outcome.exception_info):
+            raise RuntimeError(f"expectation {config.description!r} could not run: {outcome.exception_info}")
+        if outcome.success:
+            continue
+        message = f"{config.description}: {outcome.result.get('observed_value')} offending row(s)"
+        (report.failed_critical if config.severity == "critical" else report.warnings).append(message)
+    return report
+
+
+def _raised(info: dict | None) -> bool:
+    """GX reports an expectation that could not run either at the top level or per metric: check both."""
+    if not info:
+        return False
+    if "raised_exception" in info:
+        return bool(info["raised_exception"])
+    return any(isinstance(v, dict) and v.get("raised_exception") for v in info.values())
+
+
+def _sqlalchemy_url(url: str) -> str:
+    """A libpq URL or conninfo string in SQLAlchemy's psycopg 3 dialect (socket hosts kept as a query)."""
+    from psycopg.conninfo import conninfo_to_dict
+    from sqlalchemy.engine import URL
+
+    parts = {k: str(v) for k, v in conninfo_to_dict(url).items()}
+    host = parts.pop("host", None)
+    extra = {k: v for k, v in parts.items() if k not in ("user", "password", "dbname", "port")}
+    if host and host.startswith("/"):
+        extra["host"], host = host, None
+    return URL.create(
+        "postgresql+psycopg",
+        username=parts.get("user"),
+        password=parts.get("password"),
+        host=host,
+        port=int(parts["port"]) if parts.get("port") else None,
+        database=parts.get("dbname"),
+        query=extra,
+    ).render_as_string(hide_password=False)
