@@ -46,7 +46,9 @@ def main() -> None:
     users = [u["user_id"] for u in raw["users"][: args.users]]
     conversations = [c for c in raw["conversations"] if c["user_id"] in set(users)]
     data = ConversationsFile.model_validate({"conversations": conversations})
-    user_messages = sum(1 for c in conversations if c["extract"] for m in c["messages"] if m["role"] == "user")
+    user_messages = sum(
+        1 for c in conversations if c["extract"] for m in c["messages"] if m["role"] == "user"
+    )
 
     server = db.database_url(Settings())
     name = f"bench_cost_{uuid.uuid4().hex[:8]}"
@@ -85,7 +87,9 @@ def main() -> None:
     print(f"{'sessions (conversations)':<34}{result['sessions']}")
     print(f"{'user messages':<34}{user_messages}")
     print(f"{'model calls per user':<34}{result['llm_calls_per_user']}   (bar: 4, target <= 1.1)")
-    print(f"{'prompt tokens per user message':<34}{result['prompt_tokens_per_user_message']}   (bar: ~1300, target <= 130)")
+    print(
+        f"{'prompt tokens per user message':<34}{result['prompt_tokens_per_user_message']}   (bar: ~1300, target <= 130)"
+    )
     print(f"{'model calls on an immediate rerun':<34}{result['rerun_llm_calls']}   (target 0)")
     print(json.dumps(result))
     sys.exit(0)

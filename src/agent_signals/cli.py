@@ -134,11 +134,13 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
 
 def _print_summary(summary: dict, seconds: float) -> None:
     actions = ", ".join(f"{k} {v}" for k, v in summary["actions"].items()) or "none"
+    purposes = ", ".join(f"{k} {v}" for k, v in summary["llm_calls_by_purpose"].items())
     click.echo(
         f"\nrun {summary['run_id']} ({summary['kind']}): {summary['status']} in {seconds:.1f}s\n"
         f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
         f"  actions: {actions}\n"
-        f"  llm calls {summary['llm_calls']}, prompt tokens {summary['prompt_tokens']}, "
+        f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}, "
+        f"prompt tokens {summary['prompt_tokens']}, "
         f"completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
         f"  failures {summary['failures']}"
     )
