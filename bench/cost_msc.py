@@ -77,6 +77,8 @@ def main() -> None:
         "sessions": len(conversations),
         "user_messages": user_messages,
         "llm_calls_per_user": round(first["llm_calls"] / len(users), 3),
+        "llm_calls_by_purpose": first["llm_calls_by_purpose"],
+        "extract_calls_per_user": round(first["llm_calls_by_purpose"].get("extract", 0) / len(users), 3),
         "prompt_tokens_per_user_message": round(first["prompt_tokens"] / user_messages, 1),
         "completion_tokens_per_user": round(first["completion_tokens"] / len(users), 1),
         "rerun_llm_calls": second["llm_calls"],
@@ -87,6 +89,8 @@ def main() -> None:
     print(f"{'sessions (conversations)':<34}{result['sessions']}")
     print(f"{'user messages':<34}{user_messages}")
     print(f"{'model calls per user':<34}{result['llm_calls_per_user']}   (bar: 4, target <= 1.1)")
+    purposes = ", ".join(f"{k} {v}" for k, v in result["llm_calls_by_purpose"].items())
+    print(f"{'  of which':<34}{purposes}")
     print(
         f"{'prompt tokens per user message':<34}{result['prompt_tokens_per_user_message']}   (bar: ~1300, target <= 130)"
     )

@@ -78,6 +78,8 @@ def register_offline(latency_s: float = 0.0, embedding_model: str = OFFLINE_EMBE
                         "max_input_tokens": 8192,
                         "input_cost_per_token": 0.0,
                         "output_cost_per_token": 0.0,
+                        "cache_creation_input_token_cost": 0.0,
+                        "cache_read_input_token_cost": 0.0,
                         "litellm_provider": PROVIDER,
                         "mode": "embedding",
                     }
