@@ -142,3 +142,38 @@ def test_a_batch_that_breaks_an_expectation_is_not_written(conn, settings, scrip
     assert failure[:3] == ("cy", "validate", "quality_gate") and "not_match_regex(content)" in failure[3]
     assert conn.execute("select user_id from signals.signals").fetchall() == [("di",)]
     assert conn.execute("select count(*) from signals.watermarks where user_id = 'cy'").fetchone()[0] == 0
+
+
+def test_a_critical_table_expectation_fails_the_run(conn, settings, scripted):
+    scripted.script = extraction(lambda _text: [create("Works as a pilot", "m1", "I'm a pilot")])
+    load_conversations(conn, settings, conversation("ed-1", "ed", [("user", "I'm a pilot")]))
+    assert run()["status"] == "succeeded"
+    conn.execute(  # an inferred signal nobody can justify: written around the pipeline, without evidence
+        "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, "
+        "first_seen_at, last_seen_at) values (gen_random_uuid(), 'ed', 'Is the CEO', 'is the ceo', 'role', "
+        "'contextual', 'inferred', now(), now())"
+    )
+    with pytest.raises(Exception, match="every inferred signal has evidence"):
+        run()
+    status, error = conn.execute(
+        "select status, error from ops.runs order by started_at desc limit 1"
+    ).fetchone()
+    assert status == "failed" and "every inferred signal has evidence: 1 offending row" in error
+
+
+def test_a_failed_summary_is_a_warning_in_the_ledger_and_retried(conn, settings, scripted):
+    scripted.script_summaries = True
+    scripted.script = lambda p: (
+        "not json"
+        if is_summarize_prompt(p)
+        else json.dumps({"actions": [create("Works as a pilot", "m1", "I'm a pilot")]})
+    )
+    load_conversations(conn, settings, conversation("fa-1", "fa", [("user", "I'm a pilot")]))
+    summary = run()
+    assert summary["status"] == "succeeded"
+    warnings = conn.execute("select warnings from ops.runs").fetchone()[0]
+    assert any("summary of fa not rebuilt" in w for w in warnings)
+    assert any("summaries current for every user this run changed: 1" in w for w in warnings)
+    scripted.script_summaries = False
+    run()  # nothing new to extract; the summary is retried
+    assert conn.execute("select count(*) from signals.summaries where user_id = 'fa'").fetchone()[0] == 1

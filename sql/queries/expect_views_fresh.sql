@@ -1,7 +1,8 @@
--- Users changed more than an hour before this run started that the context views still have not
--- caught up with (a warning: the refresh of an earlier run failed or was skipped).
-select d.user_id
-from signals.dirty_users d
-join ops.runs r on r.run_id = %(run_id)s
-where d.since < r.started_at - interval '1 hour'
-  and d.user_id in (select user_id from {batch})
+-- Users this run changed whose row in context.user_context is missing or older than the run.
+select t.user_id
+from ops.touched_users t
+join ops.runs r on r.run_id = t.run_id
+left join context.user_context c on c.user_id = t.user_id
+where t.run_id = %(run_id)s
+  and t.user_id in (select user_id from {batch} where status = 'active')
+  and (c.refreshed_at is null or c.refreshed_at < r.started_at)

@@ -5,39 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "is",
-        "are",
-        "be",
-        "as",
-        "i",
-        "me",
-        "my",
-        "their",
-        "they",
-        "them",
-    ]
-)
+from agent_signals.offline.words import content_words
 
 
 def _features(text: str) -> dict[str, float]:
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    words = content_words(text)
     features: dict[str, float] = {}
     for word in words:
         features[f"w:{word}"] = features.get(f"w:{word}", 0.0) + 1.0

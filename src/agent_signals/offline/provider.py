@@ -54,11 +54,7 @@ def answer(messages: list[dict]) -> str:
     from agent_signals.offline import rules  # the extraction rules load on first use
 
     prompt_messages, known, kinds = parse_extract_prompt(messages)
-    actions = rules.extract(
-        [rules.Message(m.handle, m.text) for m in prompt_messages],
-        [rules.Known(k.handle, k.content, k.tier, k.kind, k.origin) for k in known],
-        kinds,
-    )
+    actions = rules.extract(prompt_messages, known, kinds)
     return _json({"actions": actions})
 
 

@@ -12,22 +12,14 @@ quoted or pasted text, transient states, and instructions aimed at the assistant
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from agent_signals.offline.words import WORD, content_words
+from agent_signals.prompts import PromptMessage, PromptSignal
 
-@dataclass(frozen=True)
-class Message:
-    handle: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Known:
-    handle: str
-    content: str
-    tier: str
-    kind: str
-    origin: str
+# The offline model reads the same rendered prompt a real model reads: messages and known signals as
+# prompts/extract/v1 shows them.
+Message = PromptMessage  # (handle, text)
+Known = PromptSignal  # (handle, content, tier, kind, origin)
 
 
 CORE_KINDS = frozenset({"role", "team", "ownership", "expertise", "communication", "writing"})
@@ -306,32 +298,6 @@ _PRONOUNS = [
 _TRAILING = re.compile(r"[\s,;:.!?\-\u2014]+$|\s+(?:too|as well|though|haha|lol)$", re.I)
 _VERB_S = {"go": "goes", "do": "does", "have": "has", "watch": "watches", "teach": "teaches", "fish": "fishes",
            "study": "studies", "carry": "carries", "try": "tries"}  # fmt: skip
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "and",
-        "or",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "is",
-        "are",
-        "be",
-        "as",
-        "their",
-        "they",
-        "them",
-        "has",
-        "likes",
-    ]
-)
 
 
 def _third_person(text: str) -> str:
@@ -402,7 +368,7 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             r"\b(?:answers?|responses?|explanations?|bullet)\b", obj, re.I
         ):
             return None  # handled as communication by the "pref" pattern
-        words = _WORD.findall(obj.lower())
+        words = WORD.findall(obj.lower())
         if not words or words[0] in (
             "it",
             "that",
@@ -452,7 +418,7 @@ def _statement(clause: str) -> tuple[str, str] | None:
     if negated:  # "I don't like X" is a lasting dislike
         obj = re.sub(rf"^{_I} (?:don'?t|do not) ", "", core, flags=re.I)
         verb, _, rest = obj.partition(" ")
-        if not rest or _WORD.findall(rest.lower())[:1] in (["it"], ["that"], ["this"]):
+        if not rest or WORD.findall(rest.lower())[:1] in (["it"], ["that"], ["this"]):
             return None
         return "preference", f"Does not {verb.lower()} {_clean(rest, 8)}"
     for kind, pattern, template in _PATTERNS:
@@ -468,7 +434,7 @@ def _statement(clause: str) -> tuple[str, str] | None:
 
 
 def _key(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return set(content_words(text))
 
 
 def _similar(a: str, b: str) -> bool:
