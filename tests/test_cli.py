@@ -124,6 +124,11 @@ def test_the_quickstart_demo_ends_with_signals_and_a_printed_summary(database_ur
     assert re.search(r"llm calls \d+ \(extract 12, summarize \d+\),", result.stdout)
     assert "Signals of u0000" in result.stdout and "evidence " in result.stdout
     assert conn.execute("select count(*) from signals.signals where origin = 'inferred'").fetchone()[0] > 0
+    sample = re.search(r"Signals of (u\d+)", result.stdout)[1]
+    block = agent_signals("context", sample)
+    assert block.returncode == 0 and block.stdout.startswith("## About this user\n### Core identity\n- ")
+    unknown = agent_signals("context", "nobody")
+    assert unknown.returncode == 1 and "no conversations or signals for user 'nobody'" in unknown.stderr
     again = agent_signals("demo", "--users", "12")  # re-running the demo is safe and calls nothing
     assert again.returncode == 0 and "llm calls 0," in again.stdout
 
