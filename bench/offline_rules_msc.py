@@ -6,7 +6,10 @@ expected to be a signal; recall is the share of those gold facts with at least o
 Users are replayed session by session, each session's creates fed back as known signals (as the pipeline
 does), so restatements become updates. Pure Python: no database, no model server.
 
-    python bench/offline_rules_msc.py [--data ../shared/data/msc-valid.json] [--users 100 | --all]
+    python bench/offline_rules_msc.py [--data ../shared/data/msc-valid.json] [--users 100 | --all] [--show 20]
+
+The data's evidence indices are checked before scoring: every fact's evidence should point at a message of
+the user's own role, every distractor fact's at the other speaker's (the counts are printed).
 """
 
 from __future__ import annotations
@@ -14,19 +17,27 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import random
 import statistics
+import sys
 import time
+from collections import Counter
 from pathlib import Path
 
-from agent_signals.config import DEFAULT_KINDS
-from agent_signals.offline import rules
-
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the editable install
+    sys.path.insert(0, str(ROOT / "src"))
+
+from agent_signals.config import DEFAULT_KINDS  # noqa: E402
+from agent_signals.offline import rules  # noqa: E402
 NAIVE = re.compile(r"\b(?:I am|I'm|I have|I've|I work|I live|I love|I like|my)\b", re.I)
 
 
-def replay(user: dict, conversations: list[dict], extractor) -> list[set[tuple[str, int]]]:
-    """Each produced signal as the set of (conversation, message index) it cites."""
+def replay(
+    user: dict, conversations: list[dict], extractor, log: list | None = None
+) -> list[set[tuple[str, int]]]:
+    """Each produced signal as the set of (conversation, message index) it cites; `log` collects
+    (action, cited) pairs for the error listing."""
     known: list[rules.Known] = []
     produced: dict[str, set[tuple[str, int]]] = {}
     for conv in conversations:
@@ -43,6 +54,8 @@ def replay(user: dict, conversations: list[dict], extractor) -> list[set[tuple[s
             key = action["signal"] if action["action"] == "update" else f"s{len(produced) + 1}"
             cited = {handles[e["message"]] for e in action["evidence"]}
             produced.setdefault(key, set()).update(cited)
+            if log is not None:
+                log.append((action, cited))
             if action["action"] == "create" and "content" in action:
                 known.append(rules.Known(key, action["content"], action["tier"], action["kind"], "inferred"))
     return list(produced.values())
@@ -58,6 +71,45 @@ def naive(messages, _known):
         for m in messages
         if NAIVE.search(m.text) and not m.text.rstrip().endswith("?")
     ]
+
+
+def check_evidence(users: list[dict], conversations: dict[str, dict]) -> dict[str, Counter]:
+    """The role of the message each evidence index points at, for facts and for distractor facts."""
+    roles: dict[str, Counter] = {"facts": Counter(), "distractor_facts": Counter()}
+    for user in users:
+        for field, counter in roles.items():
+            for fact in user.get(field, []):
+                for evidence in fact["evidence"]:
+                    messages = conversations[evidence["conversation_id"]]["messages"]
+                    index = evidence["message_index"]
+                    counter[messages[index]["role"] if 0 <= index < len(messages) else "out of range"] += 1
+    return roles
+
+
+def errors(users: list[dict], by_user: dict[str, list[dict]], conversations: dict[str, dict], show: int) -> None:
+    """A sample of the rules' false positives (signals citing no gold message) and false negatives (gold
+    facts none of whose messages is cited), to read while improving the rules."""
+    false_positives, false_negatives = [], []
+    for user in users:
+        log: list = []
+        produced = replay(user, by_user[user["user_id"]], offline, log)
+        gold = [f for f in user["facts"] if f.get("expected_signal")]
+        gold_evidence = {(e["conversation_id"], e["message_index"]) for f in gold for e in f["evidence"]}
+        cited_all = set().union(*produced) if produced else set()
+        false_positives += [(a["kind"], a["content"], a["evidence"][0]["quote"]) for a, c in log if not c & gold_evidence]
+        for fact in gold:
+            where = [(e["conversation_id"], e["message_index"]) for e in fact["evidence"]]
+            if not set(where) & cited_all:
+                text = conversations[where[0][0]]["messages"][where[0][1]]["content"]
+                false_negatives.append((fact["kind_hint"], fact["text"], text[:160]))
+    pick = random.Random(0)
+    print(f"\nfalse positives ({len(false_positives)}), a sample:")
+    for kind, content, quote in pick.sample(false_positives, min(show, len(false_positives))):
+        print(f"  [{kind}] {content!r}  <- {quote!r}")
+    print(f"false negatives ({len(false_negatives)}), a sample:")
+    for hint, fact, text in pick.sample(false_negatives, min(show, len(false_negatives))):
+        print(f"  [{hint}] {fact!r}  in {text!r}")
+    print()
 
 
 def score(users: list[dict], by_user: dict[str, list[dict]], extractor) -> dict:
@@ -108,6 +160,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=100)
     parser.add_argument("--all", action="store_true", help="every user of the file")
     parser.add_argument("--repeat", type=int, default=3, help="timing repetitions (median reported)")
+    parser.add_argument("--show", type=int, default=0, help="print this many false positives and negatives")
     args = parser.parse_args()
 
     data = json.loads(args.data.read_text())
@@ -115,6 +168,19 @@ def main() -> None:
     by_user: dict[str, list[dict]] = {}
     for conv in data["conversations"]:
         by_user.setdefault(conv["user_id"], []).append(conv)
+    conversations = {conv["conversation_id"]: conv for conv in data["conversations"]}
+    for conv_list in by_user.values():  # sessions in order, as the pipeline would see them
+        conv_list.sort(key=lambda c: (c.get("meta", {}).get("session", 0), c["conversation_id"]))
+
+    roles = check_evidence(users, conversations)
+    print(
+        "evidence points at: facts "
+        + ", ".join(f"{role}={n}" for role, n in sorted(roles["facts"].items()))
+        + "; distractor facts "
+        + ", ".join(f"{role}={n}" for role, n in sorted(roles["distractor_facts"].items()))
+    )
+    if args.show:
+        errors(users, by_user, conversations, args.show)
 
     results = {}
     for name, extractor in (("naive regex", naive), ("offline/rules", offline)):
@@ -130,6 +196,12 @@ def main() -> None:
             f"{name:<15} {r['signals']:>8} {r['precision']:>9.3f} {r['recall']:>7.3f} {r['f1']:>6.3f} "
             f"{r['wrong_speaker']:>9} {r['us_per_message']:>7.1f}"
         )
+    kinds = Counter()
+    for user in users:
+        log: list = []
+        replay(user, by_user[user["user_id"]], offline, log)
+        kinds.update(action["kind"] for action, _ in log)
+    print("rules' actions by kind: " + ", ".join(f"{k}={n}" for k, n in kinds.most_common()))
     print(json.dumps({"users": len(users), **results["offline/rules"], "naive": results["naive regex"]}))
 
 

@@ -1,8 +1,8 @@
 """The scheduled extraction flow, as DESIGN.md draws it:
 
-scan -> (per shard) load -> extract -> validate -> apply -> reconcile cap
+scan -> (per shard) lock users -> load -> extract -> validate -> quality gate -> apply -> reconcile cap
      -> decay scores -> summaries (changed users only) -> views (dbt, changed users only)
-     -> table expectations (Great Expectations)
+     -> table expectations (Great Expectations) -> run report (Prefect artifact)
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 
-from agent_signals import pipeline
+from agent_signals import finish, pipeline
 from agent_signals.config import Settings
+from flows.report import publish_report
 
 
 @task(name="process-shard", cache_policy=NO_CACHE)
@@ -20,16 +21,23 @@ async def process_shard(run: pipeline.RunContext, user_ids: list[str]) -> None:
     await pipeline.process_shard(run, user_ids)
 
 
+async def finish_run(run: pipeline.RunContext) -> None:
+    """The stages after the writes (none for a dry run, which writes nothing)."""
+    if run.dry_run:
+        return
+    await finish.decay(run)
+    failed_summaries = await finish.summarize(run)
+    await finish.refresh_views(run, keep_dirty=failed_summaries)
+    await finish.check_tables(run)
+
+
 @flow(name="extract-signals")
 async def extract_signals(kind: str = "scheduled") -> dict:
     settings = Settings()
     async with pipeline.open_run(settings, kind=kind, flow_run_id=flow_run.get_id()) as run:
         await pipeline.embed_missing(run)
-        users = await pipeline.scan(run)
-        for shard in pipeline.shards(users, settings.shard_size):
+        for shard in pipeline.shards(await pipeline.scan(run), settings.shard_size):
             await process_shard(run, shard)
-        await pipeline.decay(run)
-        failed_summaries = await pipeline.summarize(run)
-        await pipeline.refresh_views(run, keep_dirty=failed_summaries)
-        await pipeline.check_tables(run)
+        await finish_run(run)
+    await publish_report(run)
     return run.summary()

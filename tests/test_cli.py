@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -182,3 +183,49 @@ def test_load_from_the_command_line_persists_and_reloading_changes_nothing(datab
     assert conn.execute("select count(*) from source.messages").fetchone()[0] == 1
     again = agent_signals("load", str(good))
     assert "0 new conversation(s), 0 changed, 0 new message(s), 1 already loaded" in again.stdout
+
+
+@pytest.mark.db
+@pytest.mark.flow
+def test_backfill_from_the_command_line(database_url, conn, settings):
+    from datetime import UTC, datetime, timedelta
+
+    from tests.builders import conversation, load_conversations
+
+    day = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=3)
+    load_conversations(conn, settings, conversation("b1", "bea", [("user", "I live in Lisbon.")], start=day))
+    since, until = (day - timedelta(days=1)).strftime("%Y-%m-%d"), (day + timedelta(days=1)).strftime("%Y-%m-%d")
+
+    dry = agent_signals("backfill", "--since", since, "--until", until, "--dry-run")
+    assert dry.returncode == 0, dry.stderr[-2000:]
+    assert "dry run, nothing written. Would change: created 1" in dry.stdout and "users 1" in dry.stderr
+    assert conn.execute("select count(*) from signals.signals").fetchone()[0] == 0
+
+    real = agent_signals("backfill", "--since", since, "--until", until, "--user", "bea", "--slice", "12h")
+    assert real.returncode == 0 and re.search(r"run [0-9a-f-]{36} \(backfill\): succeeded", real.stdout)
+    assert conn.execute("select content from signals.signals").fetchall() == [("Lives in Lisbon",)]
+
+    empty = agent_signals("backfill", "--since", since, "--until", until, "--user", "nobody")
+    assert empty.returncode == 1 and "error: no flagged user messages between" in empty.stderr
+    bad = agent_signals("backfill", "--since", since, "--until", until, "--slice", "soon")
+    assert bad.returncode == 1 and "error: slice 'soon' is not a duration" in bad.stderr
+    backwards = agent_signals("backfill", "--since", until, "--until", since)
+    assert backwards.returncode == 1 and "the window is empty" in backwards.stderr
+
+
+@pytest.mark.db
+@pytest.mark.flow
+def test_serve_serves_both_deployments(database_url):
+    proc = subprocess.Popen(
+        [*CLI, "serve"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        seen = ""
+        deadline = time.monotonic() + 120
+        while "scheduled" not in seen or "backfill" not in seen or "Your deployments are being served" not in seen:
+            assert proc.poll() is None and time.monotonic() < deadline, seen[-3000:]
+            seen += proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "serving scheduled, backfill" in seen

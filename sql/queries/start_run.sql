@@ -1,2 +1,3 @@
-insert into ops.runs (run_id, kind, flow_run_id, window_start, window_end, model, prompt_version)
-values (%(run_id)s, %(kind)s, %(flow_run_id)s, %(window_start)s, %(window_end)s, %(model)s, %(prompt_version)s)
+insert into ops.runs (run_id, kind, flow_run_id, window_start, window_end, model, prompt_version, parameters)
+values (%(run_id)s, %(kind)s, %(flow_run_id)s, %(window_start)s, %(window_end)s, %(model)s, %(prompt_version)s,
+        %(parameters)s)

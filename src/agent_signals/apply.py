@@ -202,10 +202,12 @@ async def apply_user(
     *,
     decide: Decide | None = None,
     at: datetime | None = None,
+    dry_run: bool = False,
 ) -> Counter[str]:
     """One transaction: the proposals, their events, the write-time cap (reconciliation only when a write
-    crossed it), the user's watermarks past every message read."""
-    async with conn.transaction():
+    crossed it), the user's watermarks past every message read. A dry run does all of it, counts what
+    changed, and rolls back."""
+    async with conn.transaction(force_rollback=dry_run):
         writer = _Writer(conn, settings, user_id, prov)
         await writer.one("lock_user", {"user_id": user_id})
         for proposal in proposals:

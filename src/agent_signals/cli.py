@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -132,6 +133,122 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
     return summary
 
 
+@cli.command("backfill")
+@click.option("--since", required=True, type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
+              help="Start of the window (UTC unless an offset is given), e.g. 2026-05-01.")  # fmt: skip
+@click.option("--until", required=True, type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S%z"]),
+              help="End of the window, excluded.")  # fmt: skip
+@click.option("--user", "users", multiple=True, help="Only this user (repeat for several).")
+@click.option("--slice", "slice_", default="1d", show_default=True, help="Slice length: 30m, 6h, 1d, 1w.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; print what would change.")
+@click.pass_context
+def backfill_cmd(
+    ctx: click.Context, since: datetime, until: datetime, users: tuple[str, ...], slice_: str, dry_run: bool
+) -> None:
+    """Replay a window through the same stages, slice by slice (idempotent, resumable)."""
+    from agent_signals import backfill as windows
+    from agent_signals import pipeline
+    from flows.backfill import backfill_signals
+
+    settings = _settings(ctx)
+    since, until = _utc(since), _utc(until)
+    windows.check_window(since, until)
+    windows.parse_slice(slice_)
+    total = _window_messages(settings, since, until, list(users))
+    if total == 0:
+        raise AgentSignalsError(
+            f"no flagged user messages between {since.isoformat()} and {until.isoformat()}"
+            + (f" for {', '.join(users)}" if users else ""),
+            hint="check the window and the user ids (`agent-signals signals list --user U`)",
+        )
+    started = time.monotonic()
+    progress = _Progress(total)
+    pipeline.on_progress(progress.update)
+    try:
+        summary = asyncio.run(
+            backfill_signals(
+                since=since, until=until, users=list(users) or None, slice=slice_, dry_run=dry_run
+            )
+        )
+    finally:
+        pipeline.on_progress(None)
+        progress.close()
+    _print_summary(summary, time.monotonic() - started)
+    if dry_run:
+        changes = {
+            k: v
+            for k, v in summary["actions"].items()
+            if k in ("created", "updated", "reinforced", "demoted", "merged")
+        }
+        click.echo(
+            "dry run, nothing written. Would change: "
+            + (", ".join(f"{k} {v}" for k, v in changes.items()) or "nothing")
+        )
+
+
+class _Progress:
+    """Users and messages done, rate and ETA, on stderr: redrawn in place on a terminal, a line every few
+    seconds otherwise (logs, CI)."""
+
+    def __init__(self, total_messages: int) -> None:
+        self.total = total_messages
+        self.users = self.messages = 0
+        self.started = self.printed = time.monotonic()
+        self.tty = sys.stderr.isatty()
+
+    def update(self, users: int, messages: int) -> None:
+        self.users += users
+        self.messages += messages
+        now = time.monotonic()
+        if self.tty or now - self.printed >= 2 or self.messages >= self.total:
+            self.printed = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        rate = self.messages / max(now - self.started, 1e-6)
+        left = max(self.total - self.messages, 0)
+        eta = f"{left / rate:.0f}s" if rate > 0 else "?"
+        line = (
+            f"users {self.users}, messages {self.messages}/{self.total} "
+            f"({100 * self.messages / max(self.total, 1):.0f}%), {rate:.1f} msg/s, ETA {eta}"
+        )
+        click.echo(f"\r{line}" if self.tty else line, err=True, nl=not self.tty)
+
+    def close(self) -> None:
+        if self.tty:
+            click.echo("", err=True)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def _window_messages(settings: Settings, since: datetime, until: datetime, users: list[str]) -> int:
+    from agent_signals import db as database
+    from agent_signals.migrate import check_current
+    from agent_signals.source import Window
+    from agent_signals.sqlfiles import query
+
+    window = Window(until=until, since=since, users=tuple(users) or None, ignore_watermarks=True)
+    with database.session(settings) as conn:
+        check_current(conn, settings)
+        rows = conn.execute(query(settings, "scan_pending_users"), window.params).fetchall()
+    return sum(row[1] for row in rows)
+
+
+@cli.command("serve")
+@click.pass_context
+def serve_cmd(ctx: click.Context) -> None:
+    """Serve the scheduled and backfill deployments of deploy/prefect.yaml in this process."""
+    from prefect import serve
+
+    from flows.deployments import build
+
+    deployments = build(_settings(ctx))
+    click.echo(f"serving {', '.join(d.name for d in deployments)} (Ctrl+C to stop)")
+    serve(*deployments)
+
+
 def _print_summary(summary: dict, seconds: float) -> None:
     actions = ", ".join(f"{k} {v}" for k, v in summary["actions"].items()) or "none"
     purposes = ", ".join(f"{k} {v}" for k, v in summary["llm_calls_by_purpose"].items())
@@ -143,6 +260,11 @@ def _print_summary(summary: dict, seconds: float) -> None:
         f"prompt tokens {summary['prompt_tokens']}, "
         f"completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
         f"  failures {summary['failures']}"
+        + (
+            "\n  left for the next run: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_users"].items())
+            if summary.get("skipped_users")
+            else ""
+        )
     )
 
 

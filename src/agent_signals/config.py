@@ -91,6 +91,23 @@ class Settings(BaseSettings):
     summaries: bool = Field(
         default=True, description="Rebuild per-user summaries (one model call per changed user)."
     )
+    max_run_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Budget of one run in tokens (prompt, completion, embedding); unset: none.",
+    )
+    max_run_cost_usd: float | None = Field(
+        default=None, gt=0, description="Budget of one run in USD (litellm's cost tracking); unset: none."
+    )
+    requests_per_minute: int | None = Field(default=None, ge=1, description="Model calls per minute at most.")
+    tokens_per_minute: int | None = Field(default=None, ge=1, description="Prompt tokens per minute at most.")
+    schedule_cron: str | None = Field(
+        default=None,
+        description="Cron of the scheduled deployment for `serve` (unset: deploy/prefect.yaml's).",
+    )
+    schedule_timezone: str | None = Field(
+        default=None, description="Timezone of that cron (unset: deploy/prefect.yaml's)."
+    )
     shard_size: int = Field(default=500, ge=1, description="Users loaded and processed per batch.")
 
     @field_validator("kinds", "exclusive_kinds", mode="before")

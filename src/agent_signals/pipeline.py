@@ -1,11 +1,13 @@
 """The stages of one run as plain functions (flows/ only composes them; tests call them directly):
-open a run, scan, then per shard: load -> extract -> validate -> apply, one user at a time per slot."""
+open a run, scan its window, then per shard: lock the users -> load -> extract -> validate -> quality
+gate -> apply. The stages after the writes are in finish.py."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -14,15 +16,15 @@ from uuid import UUID, uuid4
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
-from agent_signals import db, embeddings, llm, quality, runs, summaries
+from agent_signals import db, embeddings, llm, quality, runs
 from agent_signals.answers import InvalidAnswer, ReconcileAnswer, parse_extract_answer, parse_reconcile_answer
 from agent_signals.apply import Provenance, apply_user
 from agent_signals.config import Settings
 from agent_signals.extract import UserBatch, build_calls, prompt_version
 from agent_signals.migrate import check_current
-from agent_signals.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
+from agent_signals.prompts import CoreLine, render_reconcile
 from agent_signals.reconcile import Decide
-from agent_signals.source import load_batches, pending_users
+from agent_signals.source import Pending, Window, load_batches, pending_users
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal, validate_answer
 
@@ -34,12 +36,28 @@ class RunContext:
     settings: Settings
     run_id: UUID
     kind: str
-    until: datetime
+    window: Window
     prompt_version: str
     pool: AsyncConnectionPool
-    ledger: psycopg.AsyncConnection
+    ledger: psycopg.AsyncConnection  # also holds the run's lock and its users' locks
     stats: runs.RunStats
+    limiter: llm.RateLimiter
+    dry_run: bool = False
     status: str = "running"
+    progress: Callable[[int, int], None] | None = None  # (users, messages) done, for progress bars
+
+    @property
+    def until(self) -> datetime:
+        return self.window.until
+
+    @property
+    def budget_exhausted(self) -> bool:
+        """The run's token or cost budget is spent: no new user is started."""
+        s, settings = self.stats, self.settings
+        tokens = s.prompt_tokens + s.completion_tokens + s.embedding_tokens
+        return (settings.max_run_tokens is not None and tokens >= settings.max_run_tokens) or (
+            settings.max_run_cost_usd is not None and s.cost_usd >= settings.max_run_cost_usd
+        )
 
     @property
     def provenance(self) -> Provenance:
@@ -62,58 +80,119 @@ class RunContext:
             "cost_usd": round(s.cost_usd, 6),
             "embedding_calls": s.embedding_calls,
             "failures": s.failures,
+            "skipped_users": dict(sorted(s.skipped_users.items())),
+            "slowest_users": [[user, round(seconds, 3)] for seconds, user in sorted(s.slowest, reverse=True)],
         }
+
+
+_progress_listener: Callable[[int, int], None] | None = None
+
+
+def on_progress(listener: Callable[[int, int], None] | None) -> None:
+    """Have runs started in this process report (users, messages) done after each shard (the CLI's
+    progress bar). None stops it."""
+    global _progress_listener
+    _progress_listener = listener
 
 
 @asynccontextmanager
 async def open_run(
-    settings: Settings, *, kind: str, flow_run_id: UUID | None = None, until: datetime | None = None
+    settings: Settings,
+    *,
+    kind: str,
+    flow_run_id: UUID | None = None,
+    window: Window | None = None,
+    dry_run: bool = False,
+    parameters: dict | None = None,
 ) -> AsyncIterator[RunContext]:
-    """Check the schema, record the run, open the pool; on exit write the final ledger row."""
+    """Check the schema, record the run (not for a dry run), open the pool; on exit write the ledger."""
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
     llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
-    until = until or datetime.now(UTC)
+    window = window or Window(until=datetime.now(UTC))
     ledger = await db.aconnect(url, autocommit=True)
     pool = AsyncConnectionPool(
         url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
     )
-    ctx = RunContext(settings, uuid4(), kind, until, prompt_version(settings), pool, ledger, runs.RunStats())
+    limiter = llm.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
+    ctx = RunContext(
+        settings,
+        uuid4(),
+        kind,
+        window,
+        prompt_version(settings),
+        pool,
+        ledger,
+        runs.RunStats(),
+        limiter,
+        dry_run,
+        progress=_progress_listener,
+    )
     error = None
     try:
-        abandoned = await runs.abandon_dead_runs(ledger, settings)
-        if abandoned:
-            log.warning(
-                "marked %d dead run(s) abandoned; their pending users are picked up now", len(abandoned)
+        if not dry_run:
+            abandoned = await runs.abandon_dead_runs(ledger, settings)
+            if abandoned:
+                log.warning(
+                    "marked %d dead run(s) abandoned; their pending users are picked up now", len(abandoned)
+                )
+            await runs.start_run(
+                ledger,
+                settings,
+                run_id=ctx.run_id,
+                kind=kind,
+                window_start=window.since,
+                window_end=window.until,
+                prompt_version=ctx.prompt_version,
+                flow_run_id=flow_run_id,
+                parameters=parameters,
             )
-        await runs.start_run(
-            ledger,
-            settings,
-            run_id=ctx.run_id,
-            kind=kind,
-            window_start=None,
-            window_end=until,
-            prompt_version=ctx.prompt_version,
-            flow_run_id=flow_run_id,
-        )
         await pool.open(wait=True)
         yield ctx
-        ctx.status = "partial" if ctx.stats.failures else "succeeded"
+        if ctx.budget_exhausted and ctx.stats.skipped_users.get("budget"):
+            ctx.status = "budget_exhausted"
+        else:
+            ctx.status = "partial" if ctx.stats.failures else "succeeded"
     except BaseException as exc:
         ctx.status, error = "failed", f"{type(exc).__name__}: {exc}"[:2000]
         raise
     finally:
         try:
-            await runs.update_run(ledger, settings, ctx.run_id, ctx.stats, ctx.status, error)
+            if not dry_run:
+                await runs.update_run(ledger, settings, ctx.run_id, ctx.stats, ctx.status, error)
         finally:
             await pool.close()
             await ledger.close()
 
 
-async def scan(ctx: RunContext) -> list[str]:
+async def scan(ctx: RunContext) -> list[Pending]:
+    """The users with flagged user messages in the run's window (and how many messages each)."""
     async with ctx.pool.connection() as conn:
-        return await pending_users(conn, ctx.settings, ctx.until)
+        return await pending_users(conn, ctx.settings, ctx.window)
+
+
+async def finished_slices(ctx: RunContext, backfill_key: str) -> set[datetime]:
+    async with ctx.pool.connection() as conn:
+        cur = await conn.execute(query(ctx.settings, "finished_slices"), {"backfill_key": backfill_key})
+        return {row[0] for row in await cur.fetchall()}
+
+
+async def record_slice(
+    ctx: RunContext, backfill_key: str, start: datetime, end: datetime, pending: list[Pending]
+) -> None:
+    async with ctx.pool.connection() as conn:
+        await conn.execute(
+            query(ctx.settings, "record_slice"),
+            {
+                "backfill_key": backfill_key,
+                "slice_start": start,
+                "slice_end": end,
+                "run_id": ctx.run_id,
+                "users": len(pending),
+                "messages": sum(p.messages for p in pending),
+            },
+        )
 
 
 async def embed_missing(ctx: RunContext) -> int:
@@ -126,18 +205,37 @@ async def embed_missing(ctx: RunContext) -> int:
     return usage.signals
 
 
-def shards(user_ids: list[str], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(user_ids), size):
-        yield user_ids[start : start + size]
+def shards(pending: list[Pending], size: int) -> Iterator[list[str]]:
+    for start in range(0, len(pending), size):
+        yield [p.user_id for p in pending[start : start + size]]
 
 
 async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
-    """Load the shard's batches; extract its users concurrently (bounded); pass all their proposals
-    through the quality gate as one batch; apply the users that passed; update the ledger."""
+    """Lock the shard's users against other runs (a user another run holds is skipped: still pending, it
+    is picked up next time); load their batches; extract them concurrently (bounded); pass all their
+    proposals through the quality gate as one batch; apply the users that passed; update the ledger."""
+    if ctx.budget_exhausted:
+        ctx.stats.skipped_users["budget"] += len(user_ids)
+        return
+    locked = await runs.lock_users(ctx.ledger, ctx.settings, user_ids)
+    if len(locked) < len(user_ids):
+        ctx.stats.skipped_users["busy"] += len(user_ids) - len(locked)
+    try:
+        await _process_locked(ctx, locked)
+    finally:
+        await runs.unlock_users(ctx.ledger, ctx.settings, locked)
+    if not ctx.dry_run:
+        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+
+
+async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
+    if not user_ids:
+        return
     async with ctx.pool.connection() as conn:
-        batches = await load_batches(conn, ctx.settings, user_ids, ctx.until)
+        batches = await load_batches(conn, ctx.settings, user_ids, ctx.window)
     slots = asyncio.Semaphore(ctx.settings.concurrency)
-    extracted = await asyncio.gather(*(extract_safely(ctx, batch, slots) for batch in batches))
+    started: dict[str, float] = {}
+    extracted = await asyncio.gather(*(extract_safely(ctx, batch, slots, started) for batch in batches))
     ready = {batch.user_id: (batch, proposals) for batch, proposals in extracted if proposals is not None}
     rejected = await asyncio.to_thread(
         quality.gate_proposals, ctx.settings, {user_id: p for user_id, (_b, p) in ready.items()}
@@ -147,7 +245,11 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
     await asyncio.gather(
         *(apply_safely(ctx, b, p, slots) for user_id, (b, p) in ready.items() if user_id not in rejected)
     )
-    await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+    done = [b for b, _p in extracted if b.user_id in started]
+    for batch in done:
+        ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
+    if ctx.progress:
+        ctx.progress(len(done), sum(len(b.messages) for b in done))
 
 
 async def extract_user(ctx: RunContext, batch: UserBatch) -> list[Proposal]:
@@ -155,7 +257,7 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> list[Proposal]:
     stats = ctx.stats
     proposals: list[Proposal] = []
     for call in build_calls(batch, ctx.settings, ctx.until.date()):
-        completion = await _complete(ctx, call.prompt, "extract")
+        completion = await complete(ctx, call.prompt, "extract")
         answer = parse_extract_answer(completion.text)
         validated = validate_answer(answer, call, ctx.settings, completion.text)
         if validated.skips:
@@ -175,7 +277,9 @@ async def _embed(ctx: RunContext, proposals: list[Proposal]) -> list[Proposal]:
     return [replace(p, embedding=tuple(v)) for p, v in zip(proposals, result.vectors, strict=True)]
 
 
-async def _complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
+async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
+    """One model call of this run, paced by the run's rate limits and counted in its figures."""
+    await ctx.limiter.acquire(llm.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
     completion = await llm.complete(prompt, ctx.settings)
     stats = ctx.stats
     stats.llm_calls += 1
@@ -190,7 +294,7 @@ def reconciler(ctx: RunContext) -> Decide:
     """The reconciliation call of this run (made only when a user's write crosses the core cap)."""
 
     async def decide(core: list[CoreLine], own: list[CoreLine], cap: int) -> ReconcileAnswer:
-        completion = await _complete(
+        completion = await complete(
             ctx, render_reconcile(ctx.settings, core, own, cap, ctx.until.date()), "reconcile"
         )
         return parse_reconcile_answer(completion.text)
@@ -198,82 +302,17 @@ def reconciler(ctx: RunContext) -> Decide:
     return decide
 
 
-async def decay(ctx: RunContext) -> int:
-    """Recompute decay scores of all active inferred signals (one statement) and archive contextual ones
-    under the threshold. Returns how many were archived."""
-    settings = ctx.settings
-    params = {
-        "at": ctx.until,
-        "base_days": settings.decay_base_days,
-        "boost": settings.decay_mention_boost,
-        "threshold": settings.archive_below,
-        "run_id": ctx.run_id,
-    }
-    async with ctx.pool.connection() as conn, conn.transaction():
-        archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
-        await conn.execute(query(settings, "update_decay"), params)
-    if archived:
-        ctx.stats.actions["archived"] += archived
-    return archived
-
-
-async def summarize(ctx: RunContext) -> list[str]:
-    """Rebuild the summaries of changed users (bounded concurrency). Returns users whose rebuild failed:
-    they stay marked for the next run."""
-    if not ctx.settings.summaries:
-        return []
-    async with ctx.pool.connection() as conn:
-        dirty = [row[0] for row in await (await conn.execute(query(ctx.settings, "dirty_users"))).fetchall()]
-        todo = await summaries.candidates(conn, ctx.settings, dirty)
-    slots = asyncio.Semaphore(ctx.settings.concurrency)
-    failed: list[str] = []
-
-    async def write(lines: list[SummaryLine]) -> str:
-        return (
-            await _complete(ctx, render_summarize(ctx.settings, lines, ctx.until.date()), "summarize")
-        ).text
-
-    async def one(candidate: summaries.Candidate) -> None:
-        async with slots, ctx.pool.connection() as conn:
-            try:
-                rebuilt = await summaries.rebuild(conn, ctx.settings, candidate, write, ctx.run_id)
-                ctx.stats.actions["summarized" if rebuilt else "summary_dropped"] += 1
-            except (llm.ModelUnavailable, InvalidAnswer) as exc:
-                log.warning(
-                    "user %s: summary not rebuilt (%s); kept the previous one", candidate.user_id, exc
-                )
-                ctx.stats.warnings.append(f"summary of {candidate.user_id} not rebuilt: {str(exc)[:200]}")
-                failed.append(candidate.user_id)
-
-    await asyncio.gather(*(one(c) for c in todo))
-    return failed
-
-
-async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
-    """Refresh the context views for the users changed since the last refresh (dbt, incremental by user).
-    A failed build raises (the run fails) and leaves the previous views and the dirty marks in place."""
-    from agent_signals import views  # dbt loads only when a run gets this far
-
-    settings = ctx.settings
-    started = datetime.now(UTC)
-    async with ctx.pool.connection() as conn:
-        await conn.execute(query(settings, "take_dirty_users"), {"run_id": ctx.run_id})
-    result = await asyncio.to_thread(views.refresh, settings, ctx.run_id)
-    ctx.stats.refresh_s = result.seconds
-    async with ctx.pool.connection() as conn, conn.transaction():
-        await conn.execute(
-            query(settings, "clear_dirty_users"), {"run_id": ctx.run_id, "refresh_started": started}
-        )
-        if keep_dirty:  # their summary failed: the next run tries again
-            await conn.execute(query(settings, "mark_dirty"), {"user_ids": keep_dirty})
-
-
 async def extract_safely(
-    ctx: RunContext, batch: UserBatch, slots: asyncio.Semaphore
+    ctx: RunContext, batch: UserBatch, slots: asyncio.Semaphore, started: dict[str, float]
 ) -> tuple[UserBatch, list[Proposal] | None]:
-    """Never raises: a user whose extraction failed is recorded (None) and retried next run."""
+    """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
+    budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
     async with slots:
         stats = ctx.stats
+        if ctx.budget_exhausted:
+            stats.skipped_users["budget"] += 1
+            return batch, None
+        started[batch.user_id] = time.monotonic()
         stats.users += 1
         stats.messages += len(batch.messages)
         stats.conversations += len({m.conversation_id for m in batch.messages})
@@ -305,6 +344,7 @@ async def apply_safely(
                     ctx.provenance,
                     decide=reconciler(ctx),
                     at=ctx.until,
+                    dry_run=ctx.dry_run,
                 )
             ctx.stats.actions.update(counts)
         except Exception as exc:  # a database error while applying, or a bug: this user only
@@ -312,25 +352,14 @@ async def apply_safely(
             await _fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc))
 
 
-async def check_tables(ctx: RunContext) -> None:
-    """Table-level expectations after the writes: critical ones fail the run, warnings go to the ledger."""
-    report = await asyncio.to_thread(
-        quality.check_tables, ctx.settings, db.database_url(ctx.settings), ctx.run_id
-    )
-    ctx.stats.warnings.extend(report.warnings)
-    if report.failed_critical:
-        raise QualityFailed("; ".join(report.failed_critical))
-
-
-class QualityFailed(Exception):
-    """A critical table-level expectation failed after the writes."""
-
-
 async def _fail(
     ctx: RunContext, user_id: str, stage: str, kind: str, message: str, raw: str | None = None
 ) -> None:
     ctx.stats.failures += 1
+    ctx.stats.failure_reasons[f"{stage}/{kind}"] += 1
     log.warning("user %s: %s failed (%s): %s", user_id, stage, kind, message[:300])
+    if ctx.dry_run:
+        return  # a dry run writes nothing, failures included
     try:
         async with ctx.pool.connection() as conn:
             await runs.record_failure(

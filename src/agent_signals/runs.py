@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -14,6 +15,9 @@ from agent_signals.config import Settings
 from agent_signals.sqlfiles import query
 
 RUN_KINDS = ("scheduled", "backfill", "manual")
+
+
+SLOWEST_KEPT = 5
 
 
 @dataclass
@@ -33,14 +37,37 @@ class RunStats:
     embedding_tokens: int = 0
     failures: int = 0
     warnings: list[str] = field(default_factory=list)
+    failure_reasons: Counter[str] = field(default_factory=Counter)  # "stage/kind" -> users
+    skipped_users: Counter[str] = field(default_factory=Counter)  # "busy" (another run), "budget"
+    slowest: list[tuple[float, str]] = field(default_factory=list)  # (seconds, user), the 5 slowest
     refresh_s: float | None = None
+
+    def note_duration(self, user_id: str, seconds: float) -> None:
+        if len(self.slowest) < SLOWEST_KEPT:
+            heapq.heappush(self.slowest, (seconds, user_id))
+        else:
+            heapq.heappushpop(self.slowest, (seconds, user_id))
 
     def as_params(self) -> dict:
         params = asdict(self)
+        for internal in ("failure_reasons", "skipped_users", "slowest"):
+            params.pop(internal)
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
         params["warnings"] = Jsonb(self.warnings[-100:])
         return params
+
+
+async def lock_users(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> list[str]:
+    """Take the run-level lock of each user that no other run holds (session locks on the run's own
+    connection: released when it ends, or by PostgreSQL if the process dies). Returns the users locked."""
+    cur = await conn.execute(query(settings, "try_lock_users"), {"user_ids": user_ids})
+    return [row[0] for row in await cur.fetchall()]
+
+
+async def unlock_users(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
+    if user_ids:
+        await conn.execute(query(settings, "unlock_users"), {"user_ids": user_ids})
 
 
 async def abandon_dead_runs(conn: psycopg.AsyncConnection, settings: Settings) -> list[UUID]:
@@ -59,6 +86,7 @@ async def start_run(
     window_end: datetime,
     prompt_version: str,
     flow_run_id: UUID | None,
+    parameters: dict | None = None,
 ) -> None:
     """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life)."""
     if kind not in RUN_KINDS:
@@ -74,6 +102,7 @@ async def start_run(
             "window_end": window_end,
             "model": settings.model,
             "prompt_version": prompt_version,
+            "parameters": Jsonb(parameters) if parameters is not None else None,
         },
     )
 

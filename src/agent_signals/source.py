@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import psycopg
 from psycopg.rows import dict_row
@@ -14,19 +15,48 @@ from agent_signals.sqlfiles import query
 KNOWN_SIGNALS_SHOWN = 40  # inferred signals shown to the model per user, beside all manual ones
 
 
-async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, until: datetime) -> list[str]:
-    """Ids of users with new flagged user-role messages (ids only: their messages are read per shard)."""
-    cur = await conn.execute(query(settings, "scan_pending_users"), {"until": until})
-    return [row[0] for row in await cur.fetchall()]
+@dataclass(frozen=True)
+class Window:
+    """Which messages a run reads. A scheduled run: everything new up to `until`. A backfill: the
+    messages created in [since, until), watermarks ignored (apply is idempotent), optionally some users."""
+
+    until: datetime
+    since: datetime | None = None
+    users: tuple[str, ...] | None = None
+    ignore_watermarks: bool = False
+
+    @property
+    def params(self) -> dict:
+        # `until` is inclusive for scheduled runs (the cut-off); a backfill slice excludes its end
+        until = self.until - timedelta(microseconds=1) if self.since is not None else self.until
+        users = list(self.users) if self.users else None
+        return {
+            "since": self.since,
+            "until": until,
+            "users": users,
+            "ignore_watermarks": self.ignore_watermarks,
+        }
+
+
+@dataclass(frozen=True)
+class Pending:
+    user_id: str
+    messages: int
+
+
+async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, window: Window) -> list[Pending]:
+    """Users with flagged user-role messages in the window (ids and counts: messages are read per shard)."""
+    cur = await conn.execute(query(settings, "scan_pending_users"), window.params)
+    return [Pending(user_id, messages) for user_id, messages, _conversations in await cur.fetchall()]
 
 
 async def load_batches(
-    conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str], until: datetime
+    conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str], window: Window
 ) -> list[UserBatch]:
-    """One batch per user of the shard: their new user-role messages and their active signals."""
+    """One batch per user of the shard: their user-role messages in the window and their active signals."""
     batches = {user_id: UserBatch(user_id) for user_id in user_ids}
     cur = conn.cursor(row_factory=dict_row)
-    await cur.execute(query(settings, "load_pending_messages"), {"user_ids": user_ids, "until": until})
+    await cur.execute(query(settings, "load_pending_messages"), {"user_ids": user_ids, **window.params})
     async for row in cur:
         batches[row["user_id"]].messages.append(
             SourceMessage(row["conversation_id"], row["message_id"], row["content"], row["created_at"])

@@ -1,0 +1,1 @@
+select slice_start from ops.backfill_slices where backfill_key = %(backfill_key)s

@@ -1,0 +1,100 @@
+"""The stages after the writes, as plain functions the flow calls in order: decay scores, summaries
+(changed users only), views (dbt, changed users only), table expectations (Great Expectations)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+from agent_signals import db, llm, quality, summaries
+from agent_signals.answers import InvalidAnswer
+from agent_signals.pipeline import RunContext, complete
+from agent_signals.prompts import SummaryLine, render_summarize
+from agent_signals.sqlfiles import query
+
+log = logging.getLogger(__name__)
+
+
+async def decay(ctx: RunContext) -> int:
+    """Recompute decay scores of all active inferred signals (one statement) and archive contextual ones
+    under the threshold. Returns how many were archived."""
+    settings = ctx.settings
+    params = {
+        "at": ctx.until,
+        "base_days": settings.decay_base_days,
+        "boost": settings.decay_mention_boost,
+        "threshold": settings.archive_below,
+        "run_id": ctx.run_id,
+    }
+    async with ctx.pool.connection() as conn, conn.transaction():
+        archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
+        await conn.execute(query(settings, "update_decay"), params)
+    if archived:
+        ctx.stats.actions["archived"] += archived
+    return archived
+
+
+async def summarize(ctx: RunContext) -> list[str]:
+    """Rebuild the summaries of changed users (bounded concurrency). Returns users whose rebuild failed:
+    they stay marked for the next run."""
+    if not ctx.settings.summaries:
+        return []
+    async with ctx.pool.connection() as conn:
+        dirty = [row[0] for row in await (await conn.execute(query(ctx.settings, "dirty_users"))).fetchall()]
+        todo = await summaries.candidates(conn, ctx.settings, dirty)
+    slots = asyncio.Semaphore(ctx.settings.concurrency)
+    failed: list[str] = []
+
+    async def write(lines: list[SummaryLine]) -> str:
+        return (
+            await complete(ctx, render_summarize(ctx.settings, lines, ctx.until.date()), "summarize")
+        ).text
+
+    async def one(candidate: summaries.Candidate) -> None:
+        async with slots, ctx.pool.connection() as conn:
+            try:
+                rebuilt = await summaries.rebuild(conn, ctx.settings, candidate, write, ctx.run_id)
+                ctx.stats.actions["summarized" if rebuilt else "summary_dropped"] += 1
+            except (llm.ModelUnavailable, InvalidAnswer) as exc:
+                log.warning(
+                    "user %s: summary not rebuilt (%s); kept the previous one", candidate.user_id, exc
+                )
+                ctx.stats.warnings.append(f"summary of {candidate.user_id} not rebuilt: {str(exc)[:200]}")
+                failed.append(candidate.user_id)
+
+    await asyncio.gather(*(one(c) for c in todo))
+    return failed
+
+
+async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
+    """Refresh the context views for the users changed since the last refresh (dbt, incremental by user).
+    A failed build raises (the run fails) and leaves the previous views and the dirty marks in place."""
+    from agent_signals import views  # dbt loads only when a run gets this far
+
+    settings = ctx.settings
+    started = datetime.now(UTC)
+    async with ctx.pool.connection() as conn:
+        await conn.execute(query(settings, "take_dirty_users"), {"run_id": ctx.run_id})
+    result = await asyncio.to_thread(views.refresh, settings, ctx.run_id)
+    ctx.stats.refresh_s = result.seconds
+    async with ctx.pool.connection() as conn, conn.transaction():
+        await conn.execute(
+            query(settings, "clear_dirty_users"), {"run_id": ctx.run_id, "refresh_started": started}
+        )
+        if keep_dirty:  # their summary failed: the next run tries again
+            await conn.execute(query(settings, "mark_dirty"), {"user_ids": keep_dirty})
+
+
+async def check_tables(ctx: RunContext) -> None:
+    """Table-level expectations after the writes: critical ones fail the run, warnings go to the ledger."""
+    report = await asyncio.to_thread(
+        quality.check_tables, ctx.settings, db.database_url(ctx.settings), ctx.run_id
+    )
+    ctx.stats.warnings.extend(report.warnings)
+    if report.failed_critical:
+        raise QualityFailed("; ".join(report.failed_critical))
+
+
+class QualityFailed(Exception):
+    """A critical table-level expectation failed after the writes."""
