@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import random
+import re
 import statistics
 import sys
 import time
@@ -30,6 +30,7 @@ if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the ed
 
 from agent_signals.config import DEFAULT_KINDS  # noqa: E402
 from agent_signals.offline import rules  # noqa: E402
+
 NAIVE = re.compile(r"\b(?:I am|I'm|I have|I've|I work|I live|I love|I like|my)\b", re.I)
 
 
@@ -86,7 +87,9 @@ def check_evidence(users: list[dict], conversations: dict[str, dict]) -> dict[st
     return roles
 
 
-def errors(users: list[dict], by_user: dict[str, list[dict]], conversations: dict[str, dict], show: int) -> None:
+def errors(
+    users: list[dict], by_user: dict[str, list[dict]], conversations: dict[str, dict], show: int
+) -> None:
     """A sample of the rules' false positives (signals citing no gold message) and false negatives (gold
     facts none of whose messages is cited), to read while improving the rules."""
     false_positives, false_negatives = [], []
@@ -96,7 +99,9 @@ def errors(users: list[dict], by_user: dict[str, list[dict]], conversations: dic
         gold = [f for f in user["facts"] if f.get("expected_signal")]
         gold_evidence = {(e["conversation_id"], e["message_index"]) for f in gold for e in f["evidence"]}
         cited_all = set().union(*produced) if produced else set()
-        false_positives += [(a["kind"], a["content"], a["evidence"][0]["quote"]) for a, c in log if not c & gold_evidence]
+        false_positives += [
+            (a["kind"], a["content"], a["evidence"][0]["quote"]) for a, c in log if not c & gold_evidence
+        ]
         for fact in gold:
             where = [(e["conversation_id"], e["message_index"]) for e in fact["evidence"]]
             if not set(where) & cited_all:

@@ -14,6 +14,7 @@ QUIET_OFFLINE_DEFAULTS = {
     "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "PREFECT_LOGGING_EXTRA_LOGGERS": "agent_signals",  # our logs go through Prefect's handlers (and its UI)
 }
 
 

@@ -36,12 +36,18 @@ _PASTED = re.compile(
     r"(?:\b(?:says|said|wrote|writes|pasted|quote|quoting|posted)\b[^:\n]{0,40}:)[\s\S]*$", re.I
 )
 _CLAUSE_END = re.compile(
-    r"[.!?;\n]+|,?\s+(?:and|but|so|because|though|although|while|since|plus)\s+"
+    r"[.!?;\n]+|(?=[\s,:])(?:,?\s+(?:and|but|so|because|though|although|while|since|plus)\s+"
     r"(?=(?:i|i'm|my|he|she|they|we|it|his|her|our|their|you|your)\b)|,\s+(?:but|so|because|though|although)\s+|"
-    r"\s+-\s+|\s+—\s+|:\s+",
+    r"\s+-\s+|\s+—\s+|:\s+)",
     re.I,
 )
 _COMMA = re.compile(r",\s+")
+# "my wife and I ...": the pair is the subject, not the end of a clause
+_PAIR_BEFORE = re.compile(
+    r"\b(?:wife|husband|kids|children|partner|son|daughter|family|friends?|brother|sister|dog|mom|dad|"
+    r"boyfriend|girlfriend|fianc[eé]e?|me)$",
+    re.I,
+)
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -50,19 +56,36 @@ def _blank(match: re.Match[str]) -> str:
 
 def _clauses(text: str) -> list[tuple[str, bool]]:
     """(clause, is_question) pairs: verbatim substrings of `text`, quoted/pasted parts removed."""
-    visible = _PASTED.sub(_blank, _QUOTED.sub(_blank, text))
+    visible = text
+    if '"' in text or "`" in text or ">" in text or "\u201c" in text:
+        visible = _QUOTED.sub(_blank, visible)
+    if ":" in text:
+        visible = _PASTED.sub(_blank, visible)
     found: list[tuple[str, bool]] = []
     start = 0
-    for match in [*_CLAUSE_END.finditer(visible), None]:
+    ends = [
+        m
+        for m in _CLAUSE_END.finditer(visible)
+        if not (
+            m[0].lstrip(", ").lower().startswith("and")
+            and _PAIR_BEFORE.search(visible, max(0, m.start() - 12), m.start())
+        )
+    ]
+    for match in [*ends, None]:
         end = match.start() if match else len(visible)
         question = bool(match and "?" in match[0])
         piece_start = start
+        parts: list[tuple[str, bool]] = []
         for part in [*_COMMA.finditer(visible[start:end]), None]:
             part_end = start + part.start() if part else end
             clause = text[piece_start:part_end].strip()
-            if clause and visible[piece_start:part_end].strip() == clause:
-                found.append((clause, question))
+            parts.append((clause, bool(clause) and visible[piece_start:part_end].strip() == clause))
             piece_start = start + part.end() if part else end
+        # "I'm a welder, do you travel?": only the asking part is the question, unless it is a tag ("right?")
+        tag = question and len(parts[-1][0].split()) <= 3
+        for index, (clause, visible_ok) in enumerate(parts):
+            if visible_ok:
+                found.append((clause, question and (tag or index == len(parts) - 1)))
         start = match.end() if match else len(visible)
     return found
 
@@ -70,16 +93,74 @@ def _clauses(text: str) -> list[tuple[str, bool]]:
 # ---------------------------------------------------------------------------------------------------
 # What is never a durable self-statement.
 
-_SKIP_WORDS = re.compile(
-    r"\b(?:if|unless|whether|maybe|perhaps|probably|might|would|could|should|suppose|imagine|hypothetically|"
-    r"wish|hope|hoping|wonder|someday|one day|going to|gonna|planning|plan to|about to|need to|have to|"
-    r"has to|had to|want to|wanna|trying to|try to|today|tonight|tomorrow|yesterday|right now|currently|"
-    r"at the moment|this (?:week|morning|afternoon|evening|weekend|sprint|month|year)|next (?:week|month|year)|"
-    r"last (?:week|night|month|year)|just|recently|lately|soon|anymore|remember|memorize|note that|"
-    r"store (?:this|that|it)|save (?:this|that|it)|ignore|instructions?|pretend|act as|you are|system prompt|"
-    r"lol|haha|yeah right|as if|/s)\b|\bsystem\s*:|[<>{}]|I'?d\b|I'?ll\b|I will\b|I won'?t\b|I was\b|I wasn'?t\b|I did\b",
-    re.I,
+_SKIP_SINGLE = frozenset(
+    [
+        "if",
+        "unless",
+        "whether",
+        "maybe",
+        "perhaps",
+        "probably",
+        "might",
+        "would",
+        "could",
+        "should",
+        "suppose",
+        "imagine",
+        "hypothetically",
+        "wish",
+        "hope",
+        "hoping",
+        "wonder",
+        "someday",
+        "gonna",
+        "wanna",
+        "planning",
+        "today",
+        "tonight",
+        "tomorrow",
+        "yesterday",
+        "currently",
+        "recently",
+        "lately",
+        "soon",
+        "anymore",
+        "remember",
+        "memorize",
+        "memorise",
+        "considering",
+        "ignore",
+        "instruction",
+        "instructions",
+        "pretend",
+        "jk",
+        "i'd",
+        "id",
+        "i'll",
+        "ill",
+        "wouldn't",
+        "couldn't",
+        "shouldn't",
+    ]
 )
+_SKIP_PHRASES = re.compile(
+    r"\b(?:one day|plan on|planning on|(?:am|'m|im|are|'re|is|'s|was|were) going to|plan to|about to|need to|"
+    r"have to|has to|had to|want to|trying to|try to|right now|at the moment|"
+    r"this (?:week|morning|afternoon|evening|weekend|sprint|month|year)|next (?:week|month|year)|"
+    r"last (?:week|night|month|year)|just (?:\w+ed|got|came|went|had|did|saw|made|took|bought|found|began|"
+    r"started|been|met|won|ate|left|heard|read|wrote|ran|sent|gave|told)|note that|thinking (?:of|about)|"
+    r"store (?:this|that|it)|save (?:this|that|it)|act as|you are|system prompt|yeah right|as if|"
+    r"just kidding|i will|i won'?t|i was(?! (?:born|raised)\b)|i wasn'?t|i did)\b|/s\b|\bsystem\s*:|[<>{}]"
+)
+_TOKEN = re.compile(r"[a-z']+")
+
+
+def _skipped(core: str) -> bool:
+    """Whether the clause is a question-like, hypothetical, planned, momentary or injected statement."""
+    lower = core.lower().replace("\u2019", "'")
+    return not _SKIP_SINGLE.isdisjoint(_TOKEN.findall(lower)) or _SKIP_PHRASES.search(lower) is not None
+
+
 _NEGATION = re.compile(
     r"\b(?:not|never|no longer|don'?t|doesn'?t|didn'?t|can'?t|cannot|isn'?t|aren'?t|nor)\b", re.I
 )
@@ -91,14 +172,18 @@ _QUESTION_START = re.compile(
     r"which|any|anyone)\b",
     re.I,
 )
+_CONJUNCTION = re.compile(r"\s+(?:even\s+)?(?:and|but|so|because|cause|when|while|since|though|although|which|who|until)\s",
+                          re.I)  # fmt: skip
 _LEAD = re.compile(
     r"^(?:(?:oh|ah|well|yes|yeah|yep|no|ok|okay|so|also|and|but|btw|by the way|honestly|actually|"
     r"for context|fyi|for what it'?s worth|as i said|as i mentioned|like i said|quick one|hi|hey|hello|"
-    r"haha|wow|cool|nice|great|same|me too|true)\b[\s,!.]*)+",
+    r"haha|wow|cool|nice|great|same|me too|true|personally|to be honest|i mean|you know|"
+    r"i (?:think|guess|feel like|believe|suppose) (?:that )?(?=i\b|i'|my\b))\b[\s,!.]*)+",
     re.I,
 )
 _ADVERB = (
-    r"(?:(?:really|absolutely|truly|just|also|definitely|totally|actually|still|always|kind of|sort of)\s+)*"
+    r"(?:(?:really|absolutely|truly|just|also|definitely|totally|actually|still|always|kind of|sort of|do|"
+    r"usually|often|sometimes|mostly|generally|normally|mainly|regularly|certainly|sure|even|both)\s+)*"
 )
 
 # ---------------------------------------------------------------------------------------------------
@@ -116,13 +201,19 @@ _OCCUPATIONS = (
     r"realtor|agent|journalist|reporter|author|blogger|freelancer|contractor|technician|tester|"
     r"specialist|coordinator|recruiter|secretary|assistant manager|housewife|stay at home mom|"
     r"stay-at-home mom|homemaker|mom|mother|dad|father|grandmother|grandfather|grandma|grandpa|retiree|"
-    r"sre|qa engineer|devops engineer"
+    r"sre|qa engineer|devops engineer|worker|employee|guide|operator|supervisor|foreman|janitor|custodian|"
+    r"attendant|instructor|tutor|counsel(?:l)?or|hairdresser|stylist|welder|miner|trucker|courier|"
+    r"entrepreneur|businessman|businesswoman|investor|stockbroker|trader|caregiver|nanny|babysitter|"
+    r"housekeeper|gardener|landscaper|lifeguard|bouncer|guard|sniper|sailor|ranger|scientist|"
+    r"\w+(?:ologist|ician|ographer)"
 )
 _ROLE_NOUN = re.compile(rf"\b(?:{_OCCUPATIONS})s?\b", re.I)
 _DURABLE_ADJECTIVES = (
     r"vegetarian|vegan|pescatarian|married|single|divorced|widowed|engaged|retired|pregnant|left[- ]handed|"
     r"right[- ]handed|colou?r ?blind|deaf|blind|diabetic|allergic to [\w ]+|lactose intolerant|an? introvert|"
-    r"an? extrovert|an? early bird|an? night owl|an? morning person|an? night person|an? only child|"
+    r"unemployed|self[- ]employed|bilingual|trilingual|adopted|homeschooled|disabled|athletic|religious|"
+    r"spiritual|shy|outgoing|introverted|extroverted|an only child|the (?:oldest|youngest|middle) child|"
+    r"my own boss|an? extrovert|an? early bird|an? night owl|an? morning person|an? night person|an? only child|"
     r"an? twin|a (?:big|huge) fan of [\w' -]+|a (?:cat|dog) person|christian|muslim|jewish|buddhist|atheist"
 )
 _ANSWER_WORDS = re.compile(
@@ -130,10 +221,26 @@ _ANSWER_WORDS = re.compile(
     r"detail|details|steps|tl;?dr|straight to the point|concise|brief|short|terse|verbose|long)\b",
     re.I,
 )
+_PRONOUN_OBJECT = re.compile(r"\b(?:it|this|that|them|these|those)\b", re.I)
+_ANSWER_STYLE = re.compile(
+    r"\b(?:answers?|responses?|replies|explanations?|bullet points?|bullets|summar(?:y|ies)|tl;?dr|"
+    r"code (?:samples?|snippets?|examples?|blocks?|first)|step[- ]by[- ]step)\b",
+    re.I,
+)
+_WRITING_STYLE = re.compile(
+    r"\b(?:british english|american english|oxford comma|active voice|passive voice|emojis?|jargon|"
+    r"plain (?:language|english)|sentence case|title case|markdown|headings)\b",
+    re.I,
+)
 _WRITING_WORDS = re.compile(
     r"\b(?:spelling|british english|american english|oxford comma|active voice|passive voice|emojis?|"
     r"jargon|plain (?:language|english)|tone|formal|informal|documents?|docs|drafts?|write|written|prose|"
     r"headings|markdown|sentence case|title case)\b",
+    re.I,
+)
+_CLUB_OBJ = re.compile(
+    r"^(?P<prep>in|part of|a member of)\s+(?P<obj>(?:a|an|the|my)\s+(?:[\w&/'-]+ ){0,4}(?:club|band|choir|league|"
+    r"church|community|association|union|society|orchestra|troupe|guild|fraternity|sorority|congregation)s?)\b",
     re.I,
 )
 _TEAM_OBJ = re.compile(r"^(?:on|in|part of)\s+(?:the\s+)?([\w&/ -]{2,40}?)\s+(team|squad|group|org)\b", re.I)
@@ -150,6 +257,18 @@ _PLEASE = re.compile(
     re.I,
 )
 _I = r"(?:i|I)"
+# Activities a person does as a habit: "I play the guitar", "I volunteer at the shelter", "I swim".
+_INTRANSITIVE = (
+    r"bake|cook|paint|knit|crochet|sew|hike|run|jog|swim|surf|ski|snowboard|skate|garden|fish|hunt|sing|"
+    r"dance|draw|travel|camp|meditate|climb|bike|cycle|box|golf|bowl|kayak|sail|dive|scuba dive|workout|"
+    r"exercise|homeschool"
+)
+_HABIT_VERBS = (
+    rf"{_INTRANSITIVE}|play|collect|volunteer|write|read|ride|drive|go|watch|listen to|teach|eat|drink|grow|"
+    r"raise|breed|build|make|restore|fix|practice|practise|train|coach|attend|speak|foster|rescue|compete|"
+    r"race|lift|wear|visit|study|walk|sell|spend|use|help|donate|do|own|love|like|enjoy|tend to|"
+    r"listen|work out|shop|babysit|tutor|sew"
+)
 _IM = rf"(?:{_I}'m|{_I}\u2019m|{_I} am|im|Im)"
 _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     # role
@@ -167,15 +286,152 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "Is the {obj}",
     ),
-    ("role", re.compile(rf"^{_I} (?:work|teach) (?P<obj>(?:at|for|in) .+)$", re.I), "Works {obj}"),
+    (
+        "role",
+        re.compile(
+            rf"^{_I} {_ADVERB}work (?P<obj>(?:at|for|in|from|with|as|part[- ]time|full[- ]time|nights|night shifts?|"
+            rf"two jobs|three jobs|long hours|overtime|weekends)\b.*)$",
+            re.I,
+        ),
+        "Works {obj}",
+    ),
+    ("role", re.compile(rf"^{_I} teach (?P<obj>(?:at|in) .+)$", re.I), "Teaches {obj}"),
+    (
+        "role",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?P<obj>in (?:(?:high|middle|grad|graduate|law|medical|nursing|culinary|art|"
+            rf"business|elementary|primary|secondary|night|beauty|film|dental|vet|veterinary|cooking|"
+            rf"flight|trade|the) )?(?:school|college|university|uni|the (?:army|navy|air force|marines|military|"
+            rf"national guard|reserves)|\w+ grade|grade \w+))\b.*$",
+            re.I,
+        ),
+        "Is {obj}",
+    ),
+    (
+        "role",
+        re.compile(
+            rf"^{_I}(?:'ve| have) been (?P<obj>an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?\b.*)$", re.I
+        ),
+        "Has been {obj}",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I} {_ADVERB}(?P<verb>moved|relocated) (?P<obj>(?:to|here|back to|from|out of|into) .+|here)$",
+            re.I,
+        ),
+        "event",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I} {_ADVERB}(?P<verb>bought|adopted|got|rescued|inherited|built|quit) (?P<obj>(?:a|an|my|two|three|"
+            rf"\d+|our) .+)$",
+            re.I,
+        ),
+        "acquired",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I}(?:'ve| have) {_ADVERB}had (?P<obj>.+ for (?:about |over |almost |nearly )?\S+ "
+            rf"(?:years?|months|decades?))\b.*$",
+            re.I,
+        ),
+        "Has had {obj}",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?P<verb>learning|training|raising|writing|volunteering|practicing|practising|"
+            rf"teaching|living|working|taking|saving up|coaching|homeschooling|fostering|restoring|growing|"
+            rf"majoring|minoring|dating|married to|engaged to) (?P<obj>.+)$",
+            re.I,
+        ),
+        "ongoing",
+    ),
+    (
+        "personal",
+        re.compile(rf"^{_I} {_ADVERB}can (?P<obj>(?:{_HABIT_VERBS})\b.*)$", re.I),
+        "ability",
+    ),
+    (
+        "personal",
+        re.compile(rf"^{_I} {_ADVERB}graduated (?P<obj>(?:from|with|in) .+)$", re.I),
+        "Graduated {obj}",
+    ),
+    (
+        "role",
+        re.compile(rf"^{_I} {_ADVERB}(?:worked|served) (?P<obj>(?:as|at|for|in|with) .+)$", re.I),
+        "Worked {obj}",
+    ),
+    (
+        "role",
+        re.compile(rf"^{_I} was (?P<obj>an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?)\b.*$", re.I),
+        "Was {obj}",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I}(?:'ve| have)? {_ADVERB}(?P<verb>joined|learned|learnt|won|started|took up|retired|volunteered|"
+            rf"competed|trained) (?P<obj>.+)$",
+            re.I,
+        ),
+        "event",
+    ),
+    (
+        "personal",
+        re.compile(r"^my name is (?P<obj>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$", re.I),
+        "Is called {obj}",
+    ),
+    (
+        "personal",
+        re.compile(rf"^{_I}(?:'ve| have) {_ADVERB}been to (?P<obj>(?:[\w'-]+ ){{0,5}}[\w'-]+)$", re.I),
+        "Has been to {obj}",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I}(?:'ve| have) {_ADVERB}been (?P<obj>(?!thinking|wondering|meaning|wanting|trying|hoping|"
+            rf"looking|waiting|planning|busy|feeling|getting|going|having|doing|talking|reading about|"
+            rf".* for (?:about |over |almost |nearly )?\S+ (?:years?|decades?)\b)"
+            rf"\w+ing .+)$",
+            re.I,
+        ),
+        "Has been {obj}",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I} {_ADVERB}(?:went|go) to (?P<obj>(?:the )?(?:[\w.'-]+ ){{0,4}}(?:university|college|"
+            rf"school|high school|law school|med school|academy|institute|uni)\b.*)$",
+            re.I,
+        ),
+        "Went to {obj}",
+    ),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I}(?:'ve| have) {_ADVERB}been (?P<obj>(?:afraid|scared|terrified) of .+|(?:a|an) (?:big |huge )?"
+            rf"fan of .+|into .+)$",
+            re.I,
+        ),
+        "Has been {obj}",
+    ),
     (
         "role",
         re.compile(rf"^{_I} (?:study|am studying|'m studying|major in|'m majoring in) (?P<obj>.+)$", re.I),
         "Studies {obj}",
     ),
-    ("role", re.compile(rf"^{_I} used to (?P<obj>(?:work|be) .+)$", re.I), "Used to {obj}"),
+    ("used", re.compile(rf"^{_I} {_ADVERB}used to (?P<obj>[\w'-]+(?: .+)?)$", re.I), "Used to {obj}"),
     # team
-    ("team", re.compile(rf"^(?:{_IM}|{_I} work|{_I} sit) (?P<obj>(?:on|in|part of) .+)$", re.I), "team"),
+    (
+        "team",
+        re.compile(
+            rf"^(?:{_IM} {_ADVERB}|{_I} work |{_I} sit )(?P<obj>(?:on|in|part of|a member of) .+)$", re.I
+        ),
+        "team",
+    ),
     ("team", re.compile(rf"^{_I} (?:lead|manage|run) (?P<obj>the .+ team)\b.*$", re.I), "Leads {obj}"),
     # ownership
     (
@@ -217,7 +473,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     # preference
     (
         "preference",
-        re.compile(rf"^{_I} {_ADVERB}(?P<verb>love|like|enjoy|adore|hate|dislike|prefer) (?P<obj>.+)$", re.I),
+        re.compile(
+            rf"^{_I}(?P<perfect>'ve| have)? {_ADVERB}(?P<verb>love|like|enjoy|adore|hate|dislike|prefer)"
+            rf"(?(perfect)(?:d|ed)|) (?P<obj>.+)$",
+            re.I,
+        ),
         "preference",
     ),
     (
@@ -227,13 +487,30 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "preference",
-        re.compile(r"^my (?:absolute )?fav(?:ou?rite) (?P<what>[\w ]{2,30}?) (?:is|are) (?P<obj>.+)$", re.I),
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?P<obj>(?:into|obsessed with|addicted to|passionate about|crazy about|"
+            rf"a sucker for|big on|a lover of|fond of) .+)$",
+            re.I,
+        ),
+        "Is {obj}",
+    ),
+    (
+        "personal",
+        re.compile(rf"^{_IM} {_ADVERB}(?P<obj>(?:afraid|scared|terrified|allergic) (?:of|to) .+)$", re.I),
+        "Is {obj}",
+    ),
+    (
+        "preference",
+        re.compile(
+            r"^my (?:absolute |all[- ]time )?fav(?:ou?rite|e)(?: (?P<what>[\w ]{2,30}?))? (?:is|are) (?P<obj>.+)$",
+            re.I,
+        ),
         "Favourite {what} is {obj}",
     ),
     (
         "preference",
         re.compile(
-            r"^(?P<obj>[\w' -]{2,40}?) (?:is|are) my (?:absolute )?fav(?:ou?rite)(?: (?P<what>[\w ]{2,30}))?$",
+            r"^(?P<obj>[\w' -]{2,40}?) (?:is|are) my (?:absolute |all[- ]time )?fav(?:ou?rite|e)(?: (?P<what>[\w ]{2,30}))?$",
             re.I,
         ),
         "Favourite {what} is {obj}",
@@ -253,26 +530,319 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     (
         "personal",
         re.compile(
-            rf"^{_I} {_ADVERB}(?:have|own|got) (?P<obj>(?:a|an|two|three|four|five|six|\d+|several|many|some) .+)$",
+            rf"^(?:{_I} {_ADVERB}(?:have|own|have got) |{_I}'ve {_ADVERB}(?:got )?|ive (?:got )?)"
+            rf"(?P<obj>(?:my own|a|an|two|three|four|five|six|seven|eight|nine|ten|\d+|several|many|some|lots of|"
+            rf"kids|children|grandchildren|grandkids|pets|dogs|cats|siblings|brothers|sisters|twins|horses|"
+            rf"chickens|goats|cows|tattoos)\b.*)$",
             re.I,
         ),
         "Has {obj}",
     ),
     ("personal", re.compile(rf"^{_IM} {_ADVERB}(?P<obj>{_DURABLE_ADJECTIVES})\b.*$", re.I), "Is {obj}"),
     (
+        "isa",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?P<obj>(?:a|an) (?!(?:bit|little|lot|few|couple|mess|wreck|fool|idiot|"
+            rf"moron|loser|joke|good|great|nice|real|total|complete|huge|big)\b)[\w'-]+(?: [\w'-]+){{0,3}}"
+            rf"(?: (?:at|in|for|with|from|on) [\w' -]+)?)$",
+            re.I,
+        ),
+        "isa",
+    ),
+    (
         "personal",
         re.compile(rf"^{_IM} (?P<obj>\d{{1,2}}) (?:years old|yrs old|yo)\b.*$", re.I),
         "Is {obj} years old",
     ),
+    ("personal", re.compile(rf"^{_IM} (?P<obj>[1-9]\d)$", re.I), "Is {obj} years old"),
     (
         "personal",
         re.compile(
-            rf"^{_I} {_ADVERB}(?P<verb>play|collect|volunteer|bake|cook|paint|knit|hike|run|swim|surf|ski|garden|fish|hunt|sing|dance|write|read|draw|travel|camp|ride|drive|go) (?P<obj>.+)$",
+            rf"^{_I} {_ADVERB}(?P<verb>{_HABIT_VERBS})(?: (?P<obj>.+))?$",
             re.I,
         ),
         "habit",
     ),
+    (
+        "personal",
+        re.compile(rf"^{_I} {_ADVERB}(?P<verb>[a-z]{{3,}}) (?P<obj>[a-z][\w' -]+)$", re.I),
+        "generic",
+    ),
 ]
+# Verbs after "I" that say nothing lasting about the speaker: talk about the conversation, thoughts,
+# feelings of the moment, modals and auxiliaries, and past events.
+_NOT_HABIT = frozenset(
+    [
+        "think",
+        "thought",
+        "guess",
+        "know",
+        "knew",
+        "hope",
+        "bet",
+        "mean",
+        "meant",
+        "agree",
+        "understand",
+        "see",
+        "saw",
+        "hear",
+        "heard",
+        "feel",
+        "felt",
+        "wish",
+        "suppose",
+        "imagine",
+        "believe",
+        "wonder",
+        "remember",
+        "forget",
+        "forgot",
+        "say",
+        "said",
+        "tell",
+        "told",
+        "ask",
+        "asked",
+        "thank",
+        "appreciate",
+        "apologize",
+        "apologise",
+        "need",
+        "want",
+        "can",
+        "could",
+        "would",
+        "will",
+        "shall",
+        "should",
+        "must",
+        "may",
+        "might",
+        "am",
+        "was",
+        "were",
+        "is",
+        "are",
+        "be",
+        "been",
+        "do",
+        "did",
+        "does",
+        "have",
+        "had",
+        "has",
+        "get",
+        "got",
+        "gotta",
+        "gonna",
+        "wanna",
+        "let",
+        "hate",
+        "love",
+        "like",
+        "enjoy",
+        "prefer",
+        "adore",
+        "dislike",
+        "guess",
+        "figure",
+        "find",
+        "found",
+        "realize",
+        "realise",
+        "mean",
+        "hope",
+        "doubt",
+        "assume",
+        "expect",
+        "promise",
+        "swear",
+        "admit",
+        "recommend",
+        "suggest",
+        "totally",
+        "really",
+        "just",
+        "also",
+        "can't",
+        "cannot",
+        "couldn't",
+        "wouldn't",
+        "won't",
+        "don't",
+        "didn't",
+        "haven't",
+        "hadn't",
+        "wasn't",
+        "isn't",
+        "aren't",
+        "shouldn't",
+        "dont",
+        "cant",
+        "wont",
+        "try",
+        "tried",
+        "sure",
+        "too",
+        "only",
+        "even",
+        "still",
+        "already",
+        "always",
+        "never",
+        "ever",
+        "definitely",
+        "probably",
+        "actually",
+        "hate",
+        "hated",
+        "went",
+        "came",
+        "made",
+        "took",
+        "bought",
+        "gave",
+        "left",
+        "lost",
+        "won",
+        "ate",
+        "drank",
+        "ran",
+        "sat",
+        "stood",
+        "slept",
+        "woke",
+        "wrote",
+        "read",
+        "spent",
+        "met",
+        "started",
+        "stopped",
+        "decided",
+        "managed",
+        "needed",
+        "wanted",
+        "liked",
+        "loved",
+        "looked",
+        "watched",
+        "played",
+        "worked",
+        "lived",
+        "moved",
+        "used",
+        "tend",
+        "look",
+        "sound",
+        "seem",
+        "seems",
+        "keep",
+        "kept",
+        "miss",
+        "missed",
+        "care",
+        "cared",
+        "worry",
+        "worried",
+        "love",
+        "loved",
+    ]
+)
+_IRREGULAR_PAST = frozenset(
+    [
+        "sent",
+        "spent",
+        "lent",
+        "bent",
+        "built",
+        "taught",
+        "caught",
+        "brought",
+        "thought",
+        "fought",
+        "sought",
+        "bought",
+        "sold",
+        "told",
+        "held",
+        "felt",
+        "kept",
+        "slept",
+        "swept",
+        "wept",
+        "left",
+        "meant",
+        "dealt",
+        "knelt",
+        "dreamt",
+        "burnt",
+        "learnt",
+        "began",
+        "drank",
+        "sang",
+        "rang",
+        "swam",
+        "ran",
+        "came",
+        "became",
+        "gave",
+        "forgave",
+        "wrote",
+        "rode",
+        "drove",
+        "rose",
+        "chose",
+        "froze",
+        "spoke",
+        "broke",
+        "stole",
+        "woke",
+        "wore",
+        "tore",
+        "swore",
+        "bore",
+        "threw",
+        "grew",
+        "knew",
+        "flew",
+        "drew",
+        "blew",
+        "saw",
+        "did",
+        "went",
+        "took",
+        "shook",
+        "forgot",
+        "got",
+        "hid",
+        "bit",
+        "lit",
+        "fed",
+        "led",
+        "sped",
+        "fled",
+        "met",
+        "paid",
+        "laid",
+        "said",
+        "heard",
+        "made",
+        "had",
+        "sat",
+        "stood",
+        "understood",
+        "won",
+        "lost",
+        "shot",
+        "ate",
+        "fell",
+        "hung",
+        "stuck",
+        "struck",
+        "dug",
+    ]
+)
 _HAVE_OBJECTS = re.compile(
     r"\b(?:kids?|children|child|sons?|daughters?|babies|baby|twins|wife|husband|partner|boyfriend|girlfriend|"
     r"fianc[eé]e?|brothers?|sisters?|siblings?|parents?|grandchildren|grandkids?|dogs?|cats?|pets?|puppy|"
@@ -295,7 +865,39 @@ _PRONOUNS = [
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b", re.I), "them"),
 ]
-_TRAILING = re.compile(r"[\s,;:.!?\-\u2014]+$|\s+(?:too|as well|though|haha|lol)$", re.I)
+_HAVE_NOT = re.compile(
+    r"^(?:\w+ ){0,3}(?:question|questions|idea|ideas|feeling|bit|chance|meeting|meetings|"
+    r"appointment|test|exam|quiz|plan|plans|problem|problems|issue|issues|request|suggestion|favou?r|day|"
+    r"(?:good|great|hard|tough|rough|fun|wonderful|lovely|long|busy|difficult|little|no|some|the) time|"
+    r"night|week|weekend|moment|minute|minutes|second|look|try|clue|doubt|headache|cold|flu|fever|hangover|"
+    r"date|interview|deadline|call|party|trip|vacation|holiday|surgery|point|thought|thoughts|story|tip|"
+    r"recommendation|guess|hunch|answer|reason|way|thing|things|something|nothing|anything|everything|"
+    r"work|homework|errands?|shift|class|lesson|game|match|event|concert|show|feeling)\b",
+    re.I,
+)
+_NO_OBJECT = frozenset(
+    ["it", "that", "this", "those", "these", "them", "you", "your", "yours", "her", "him", "his", "there",
+     "here", "so", "too", "then", "when", "what", "one", "ones", "some", "any", "more", "less", "back",
+     "out", "home", "along", "with", "again", "like"]
+)  # fmt: skip
+_YOU = re.compile(r"\b(?:you|your|yours|u|ur)\b", re.I)
+_FAMILY = re.compile(
+    r"^(?P<me>me and )?my (?:(?P<count>two|three|four|five|six|seven|eight|\d)\s+)?(?:(?:oldest|youngest|eldest|older|"
+    r"younger|little|big|baby|new|only|twin|grown|adult|teenage|teen|lovely|beautiful|sweet|wonderful|"
+    r"amazing|dear|awesome|two|three|four)\s+)*(?P<rel>wife|husband|fianc[eé]e?|partner|boyfriend|girlfriend|"
+    r"sons?|daughters?|kids?|children|child|grandsons?|granddaughters?|grandkids|grandchildren|grandchild|"
+    r"brothers?|sisters?|siblings|twins|dogs?|cats?|puppy|puppies|kittens?|horses?|pets?|parrots?|birds?|"
+    r"snakes?|rabbits?|bunny|bunnies|hamsters?|lizards?|turtles?|stepsons?|stepdaughters?)\b(?(me)| and (?:I|me|myself)\b)",
+    re.I,
+)
+_PLURAL_REL = {"kids", "children", "grandkids", "grandchildren", "siblings", "twins", "puppies", "bunnies"}
+_TRAILING = re.compile(
+    r"[\s,;:.!?\-\u2014]+$|\s+(?:too|as well|though|haha|lol|so|by the way|anyway|honestly|either|"
+    # a phrase cut at the word limit must not end on a word that needs another
+    r"a|an|the|and|or|but|to|of|with|for|in|on|at|by|from|as|my|your|their|his|her|our|its|that|which|who|"
+    r"very|really|just|some|any|this|these|those)$",
+    re.I,
+)
 _VERB_S = {"go": "goes", "do": "does", "have": "has", "watch": "watches", "teach": "teaches", "fish": "fishes",
            "study": "studies", "carry": "carries", "try": "tries"}  # fmt: skip
 
@@ -306,9 +908,17 @@ def _third_person(text: str) -> str:
     return text
 
 
+_JOINTS = frozenset(["and", "or", "but", "with", "who", "which", "that", "because", "when", "while", "since"])
+
+
 def _clean(obj: str, max_words: int = 10) -> str:
     words = obj.split()
-    obj = " ".join(words[:max_words])
+    if len(words) > max_words:  # cut at the last joint inside the limit rather than mid-phrase
+        words = words[:max_words]
+        joints = [i for i, w in enumerate(words) if i >= 2 and w.lower() in _JOINTS]
+        if joints:
+            words = words[: joints[-1]]
+    obj = " ".join(words)
     previous = None
     while previous != obj:
         previous, obj = obj, _TRAILING.sub("", obj)
@@ -329,6 +939,9 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             return kind, template.format(obj=_clean(obj))
         team = _TEAM_OBJ.match(obj)
         if not team:
+            club = _CLUB_OBJ.match(obj)
+            if club and not _YOU.search(obj):  # "I'm part of a cycling club": a membership, not a work team
+                return "personal", f"Is {club['prep'].lower()} {_clean(club['obj'], 8)}"
             return None
         return kind, f"Is on the {_clean(team[1])} {team[2].lower()}"
     if kind == "ownership":
@@ -340,11 +953,15 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
                 f"{'Owns' if groups['verb'].lower() == 'own' else _verb_s(groups['verb']).capitalize()} {_clean(obj)}",
             )
         return kind, template.format(obj=_clean(obj))
-    if kind == "pref":
-        if _WRITING_WORDS.search(obj):
+    if kind == "expertise" and _PRONOUN_OBJECT.search(obj):
+        return None  # "I've been doing it for ten years": the skill is not named in the clause
+    if kind == "pref":  # "I like X" is about answers or text only when X names them, not "short hair"
+        if _WRITING_STYLE.search(obj):
             kind = "writing"
-        elif _ANSWER_WORDS.search(obj):
+        elif _ANSWER_STYLE.search(obj):
             kind = "communication"
+        elif groups["verb"].lower() in ("want", "need"):
+            return None  # "I want a new car": a wish, not a lasting taste
         else:
             return _content("preference", "preference", match)
         verb = groups["verb"].lower()
@@ -369,33 +986,90 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         ):
             return None  # handled as communication by the "pref" pattern
         words = WORD.findall(obj.lower())
-        if not words or words[0] in (
-            "it",
-            "that",
-            "this",
-            "those",
-            "these",
-            "them",
-            "to",
-            "you",
-            "your",
-            "her",
-            "him",
-            "his",
-        ):
+        if not words or _YOU.search(obj) or words[0] in _NO_OBJECT:
             return None  # "I love it", "I like that", "I'd like to": no object worth keeping
         label = {"hate": "Dislikes", "dislike": "Dislikes", "prefer": "Prefers"}.get(
             verb, _verb_s(verb).capitalize()
         )
         return kind, f"{label} {_clean(obj, 8)}"
-    if kind == "personal" and template.startswith("Has "):
-        if not _HAVE_OBJECTS.search(obj):
+    if kind == "personal" and template == "Has {obj}":
+        if _HAVE_NOT.match(obj) or (not _HAVE_OBJECTS.search(obj) and _YOU.search(obj)):
             return None  # "I have a question", "I have a meeting": not a fact about the person
         return kind, f"Has {_clean(obj, 8)}"
     if kind == "personal" and template == "habit":
-        if not _HABIT_OBJECTS.search(obj):
+        verb = groups["verb"].lower()
+        if not obj:
+            if not re.fullmatch(_INTRANSITIVE, verb):
+                return None  # "I read", "I go": nothing said
+            return kind, _verb_s(verb).capitalize()
+        first = WORD.findall(obj.lower())[:1]
+        if not first or first[0] in _NO_OBJECT or first[0] in _NOT_HABIT or _YOU.search(obj):
+            return None  # "I watch it", "I go there", "I play with you", "I do know": no lasting object
+        if not _HABIT_OBJECTS.search(obj) and len(WORD.findall(obj)) > 8:
+            return None  # a long story, not a habit
+        verb, _, rest = verb.partition(" ")
+        return kind, f"{_verb_s(verb).capitalize()} {(rest + ' ') if rest else ''}{_clean(obj, 8)}"
+    if kind == "personal" and template == "ability":
+        words = WORD.findall(obj.lower())
+        if _YOU.search(obj) or (len(words) > 1 and words[1] in _NO_OBJECT) or len(words) > 10:
+            return None  # "I can do that", "I can help you"
+        return kind, f"Can {_clean(obj, 10)}"
+    if kind == "personal" and template == "generic":
+        verb = groups["verb"].lower()
+        words = WORD.findall(obj.lower())
+        if (
+            verb in _NOT_HABIT
+            or verb.endswith(("ed", "ing", "n't", "ly"))
+            or verb in _IRREGULAR_PAST
+            or not words
+            or words[0] in _NO_OBJECT
+            or _YOU.search(obj)
+            or not 1 <= len(words) <= 8
+        ):
             return None
-        return kind, f"{_verb_s(groups['verb']).capitalize()} {_clean(obj, 8)}"
+        return kind, f"{_verb_s(verb).capitalize()} {_clean(obj, 8)}"
+    if kind == "personal" and template == "ongoing":
+        verb = groups["verb"].lower()
+        words = WORD.findall(obj.lower())
+        if not words or words[0] in _NO_OBJECT or _YOU.search(obj) or len(words) > 10:
+            return None
+        if verb == "working" and words[0] not in ("as", "at", "for", "in", "with", "from"):
+            return None  # "I'm working on a flaky test": a task of the moment
+        if verb == "taking" and not re.search(r"\b(?:class|classes|lessons?|courses?|degree)\b", obj, re.I):
+            return None
+        if verb == "living":
+            return kind, f"Lives {_clean(obj, 8)}"
+        return ("role" if verb == "working" else kind), f"Is {verb} {_clean(obj, 8)}"
+    if kind == "personal" and template == "acquired":
+        verb = groups["verb"].lower()
+        lasting = _HAVE_OBJECTS.search(obj) or re.search(
+            r"\b(?:license|licence|diploma|certificate)\b", obj, re.I
+        )
+        if not lasting or _YOU.search(obj) or len(WORD.findall(obj)) > 10:
+            return None  # "I got a sandwich": not a lasting change
+        if verb == "quit" and not re.search(r"\b(?:job|smoking|drinking|school|college)\b", obj, re.I):
+            return None
+        return kind, f"{verb.capitalize()} {_clean(obj, 10)}"
+    if kind == "personal" and template == "event":
+        first = WORD.findall(obj.lower())[:1]
+        if not first or first[0] in _NO_OBJECT or _YOU.search(obj) or len(WORD.findall(obj)) > 10:
+            return None
+        verb = groups["verb"].lower().replace("learnt", "learned")
+        return kind, f"{verb.capitalize()} {_clean(obj, 10)}"
+    if kind == "used":
+        first = WORD.findall(obj.lower())[:1]
+        if not first or first[0] in ("it", "that", "this", "them") or _YOU.search(obj):
+            return None
+        role = first[0] == "work" or (
+            first[0] == "be" and _ROLE_NOUN.search(obj) and not _FAMILY_NOUN.search(obj)
+        )
+        return ("role" if role else "personal"), f"Used to {_clean(obj, 10)}"
+    if kind == "isa":
+        words = WORD.findall(obj.lower())
+        if _YOU.search(obj) or words[-1] in ("of", "in", "at", "for", "to", "with", "and", "or", "the"):
+            return None
+        kind = "role" if _ROLE_NOUN.search(obj) and not _FAMILY_NOUN.search(obj) else "personal"
+        return kind, f"Is {_clean(obj, 6)}"
     art = ""
     if "{art}" in template:
         art = "an " if obj[:1].lower() in "aeiou" else "a "
@@ -407,19 +1081,54 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
     return kind, template.format(**values)
 
 
+_FAMILY_NOUN = re.compile(
+    r"\b(?:mom|mother|dad|father|grandmother|grandfather|grandma|grandpa|housewife|homemaker|retiree|"
+    r"stay[- ]at[- ]home (?:mom|dad|parent))s?\b",
+    re.I,
+)
+_DISLIKE = re.compile(
+    rf"^(?:{_IM} {_ADVERB}not (?:really |very |much |that |super |too |overly |all that |particularly )?(?:a |an )?(?:big |huge |great |real )?"
+    rf"(?:fan of|into|big on|fond of|keen on)|{_I} {_ADVERB}(?:hate|dislike|can'?t stand|detest|"
+    rf"don'?t (?:really |much )?(?:like|enjoy|care for))) (?P<obj>.+)$",
+    re.I,
+)
+# A clause that can carry a self-statement starts with one of these (after discourse words): a cheap test
+# that spares the pattern list for most clauses.
+_START = re.compile(r"^(?:me and my\b|i\b|i'|i’|im\b|ive\b|my\b|please\b|always\b|never\b|from now on\b|"
+                    r"in general\b|by default\b)", re.I)  # fmt: skip
+
+
 def _statement(clause: str) -> tuple[str, str] | None:
     """(kind, content) when the clause is a durable statement the speaker makes about themselves."""
-    core = _LEAD.sub("", clause).strip()
-    if not core or _SKIP_WORDS.search(core) or _ORG.match(core) or _QUESTION_START.match(core):
+    core = " ".join(_LEAD.sub("", clause).split())
+    if not core or not (_START.match(core) or "fav" in core.lower()):
         return None
+    if _skipped(core) or _ORG.match(core) or _QUESTION_START.match(core):
+        return None
+    family = _FAMILY.match(core)
+    if family:  # "My wife and I met in college": the speaker is the subject, and has a wife
+        rel = family["rel"].lower()
+        rel = {"bunny": "rabbit", "bunnies": "rabbits", "puppies": "puppies"}.get(rel, rel)
+        if family["count"]:
+            return "personal", f"Has {family['count'].lower()} {rel}"
+        plural = rel in _PLURAL_REL or (rel.endswith("s") and not rel.endswith("ss"))
+        return "personal", f"Has {rel}" if plural else f"Has {'an' if rel[0] in 'aeiou' else 'a'} {rel}"
+    disliked = _DISLIKE.match(core)
+    if disliked:
+        obj = disliked["obj"]
+        if WORD.findall(obj.lower())[:1] in (["it"], ["that"], ["this"], ["you"], ["them"]):
+            return None
+        return "preference", f"Dislikes {_clean(obj, 8)}"
     negated = _NEGATION.search(core) and not _PLEASE.match(core)
-    if negated and not re.match(rf"^{_I} (?:don'?t|do not) (?:like|enjoy|eat|drink)\b", core, re.I):
+    if negated and not re.match(rf"^{_I} (?:don'?t|do not) (?:like|enjoy|eat|drink|smoke)\b", core, re.I):
         return None
     if negated:  # "I don't like X" is a lasting dislike
         obj = re.sub(rf"^{_I} (?:don'?t|do not) ", "", core, flags=re.I)
         verb, _, rest = obj.partition(" ")
-        if not rest or WORD.findall(rest.lower())[:1] in (["it"], ["that"], ["this"]):
+        if not rest or WORD.findall(rest.lower())[:1] in (["it"], ["that"], ["this"], ["you"], ["them"]):
             return None
+        if verb.lower() in ("like", "enjoy"):
+            return "preference", f"Dislikes {_clean(rest, 8)}"
         return "preference", f"Does not {verb.lower()} {_clean(rest, 8)}"
     for kind, pattern, template in _PATTERNS:
         match = pattern.match(core)
@@ -439,30 +1148,44 @@ def _key(text: str) -> set[str]:
 
 def _similar(a: str, b: str) -> bool:
     ka, kb = _key(a), _key(b)
-    return bool(ka and kb) and len(ka & kb) / len(ka | kb) >= 0.5
+    return bool(ka and kb) and len(ka & kb) / len(ka | kb) >= 0.6
 
 
 def _match_known(kind: str, content: str, known: list[Known]) -> Known | None:
-    """The known signal this candidate restates (similar text) or supersedes (same exclusive kind)."""
-    for signal in known:
-        if signal.content.lower() == content.lower() or (
-            signal.kind == kind and _similar(signal.content, content)
-        ):
-            return signal
-    for signal in known:
-        if kind in EXCLUSIVE_KINDS and signal.kind == kind:
-            return signal
-    return None
+    """The known signal this candidate restates (similar text) or supersedes (same exclusive kind). A
+    manual signal it touches comes first: the caller then says nothing, whatever else it also touches."""
+    restated = [
+        signal
+        for signal in known
+        if signal.content.lower() == content.lower()
+        or (signal.kind == kind and _similar(signal.content, content))
+    ]
+    superseded = [signal for signal in known if kind in EXCLUSIVE_KINDS and signal.kind == kind]
+    touched = restated + superseded
+    return next((signal for signal in touched if signal.origin == "manual"), touched[0] if touched else None)
 
 
 # A message that talks to the assistant about its memory or instructions is not read at all: whatever
 # "fact" it carries was put there to be stored, not said.
 _INJECTION = re.compile(
     r"\b(?:ignore (?:all |any |the )?(?:previous|prior|above|earlier)|disregard (?:all |the )?(?:previous|prior|above)|"
-    r"(?:remember|memori[sz]e|store|save|record|note) (?:that|this|it)\b|from now on,? you|you are now|act as|"
-    r"pretend|new instructions|system prompt|developer message)|^\s*(?:system|assistant|tool)\s*:|</?\w+>|\{\{|\{%",
+    r"(?:remember|memori[sz]e|store|save|record|note|log) (?:that|this|it|me|my|i|i'm)\b|please remember|"
+    r"don'?t forget (?:that|this|i|my)|keep in mind|make a note|take note|add (?:this|that) to (?:your )?memory|"
+    r"from now on,? you|you are now|act as|pretend|new instructions|system prompt|developer message|"
+    r"you (?:must|should) (?:now )?(?:always|only)|override)|^\s*(?:system|assistant|tool)\s*:|[<]|\{\{|\{%|"
+    # sarcasm makes every statement of the message suspect
+    r"\byeah,? right\b|\blol,? as if\b|(?:^|\s)/s\b|\bjust kidding\b|\bjk\b|\bnot!",
     re.I | re.M,
 )
+
+
+# Every _INJECTION alternative contains one of these: a cheap test before the full pattern.
+_INJECTION_HINTS = (
+    "ignore", "disregard", "remember", "memori", "store", "save", "record", "note", "log ", "forget", "keep in",
+    "add th", "from now", "you are", "act as", "pretend", "instruction", "system", "developer", "you must",
+    "you should", "override", "assistant", "tool", "<", "{{", "{%", "right", "as if", "/s", "kidding", "jk",
+    "not!",
+)  # fmt: skip
 
 
 def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] | list[str]) -> list[dict]:
@@ -470,14 +1193,21 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
     allowed = set(kinds)
     actions: dict[str, dict] = {}  # by lower-cased content: one action per fact, evidence accumulated
     for message in messages:
-        if _INJECTION.search(message.text):
+        lower = message.text.lower()
+        if any(hint in lower for hint in _INJECTION_HINTS) and _INJECTION.search(message.text):
             continue
         for clause, question in _clauses(message.text):
             if question:
                 continue
             found = _statement(clause)
-            if found is None:
-                continue
+            if found is None:  # "I am 19 and just want to see my friends": the first part may stand alone
+                head = _CONJUNCTION.search(clause)
+                if head is None:
+                    continue
+                clause = clause[: head.start()].rstrip()
+                found = _statement(clause)
+                if found is None:
+                    continue
             kind, content = found
             content = content[:1].upper() + content[1:]
             if kind not in allowed or not 3 <= len(content) <= MAX_CONTENT:
@@ -490,7 +1220,8 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
                 continue
             if len(actions) >= MAX_ACTIONS:
                 break
-            tier = "core" if kind in CORE_KINDS else "contextual"
+            past = content.startswith(("Used to", "Was ", "Worked "))
+            tier = "core" if kind in CORE_KINDS and not past else "contextual"
             action: dict = {"action": "create", "content": content, "tier": tier, "kind": kind,
                             "evidence": [{"message": message.handle, "quote": clause}]}  # fmt: skip
             target = _match_known(kind, content, known)
