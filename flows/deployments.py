@@ -29,7 +29,8 @@ def build(settings: Settings) -> list:
     for spec in declared(settings):
         schedules = [
             CronSchedule(
-                cron=settings.schedule_cron or s["cron"], timezone=settings.schedule_timezone or s.get("timezone")
+                cron=settings.schedule_cron or s["cron"],
+                timezone=settings.schedule_timezone or s.get("timezone"),
             )
             for s in spec.get("schedules") or []
         ]

@@ -25,6 +25,7 @@ async def finish_run(run: pipeline.RunContext) -> None:
     """The stages after the writes (none for a dry run, which writes nothing)."""
     if run.dry_run:
         return
+    await finish.retract_orphans(run)
     await finish.decay(run)
     failed_summaries = await finish.summarize(run)
     await finish.refresh_views(run, keep_dirty=failed_summaries)

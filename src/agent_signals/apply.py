@@ -4,6 +4,7 @@ events and watermarks. Re-applying the same proposals changes nothing."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -200,6 +201,7 @@ async def apply_user(
     read: list[SourceMessage],
     prov: Provenance,
     *,
+    quarantine: Sequence[tuple[Proposal, str]] = (),
     decide: Decide | None = None,
     at: datetime | None = None,
     dry_run: bool = False,
@@ -214,6 +216,29 @@ async def apply_user(
             await (writer.create(proposal) if proposal.action == "create" else writer.update(proposal))
         if writer.touched:
             await enforce_cap(writer, decide, at or datetime.now(UTC))
+        for proposal, reason in quarantine:  # held for review, never written as a signal
+            await writer.one(
+                "insert_quarantine",
+                {
+                    "run_id": prov.run_id,
+                    "user_id": user_id,
+                    "content": proposal.content,
+                    "kind": proposal.kind,
+                    "tier": proposal.tier,
+                    "evidence": Jsonb(
+                        [
+                            {
+                                "conversation_id": c.message.conversation_id,
+                                "message_id": c.message.message_id,
+                                "quote": c.quote,
+                            }
+                            for c in proposal.evidence
+                        ]
+                    ),
+                    "reason": reason,
+                },
+            )
+            writer.counts["quarantined"] += 1
         last: dict[str, SourceMessage] = {}
         for message in read:
             seen = last.get(message.conversation_id)

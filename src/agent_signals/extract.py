@@ -74,13 +74,23 @@ def chunk_messages(messages: list[SourceMessage], budget_tokens: int) -> list[li
     return chunks
 
 
+CONTEXT_BLOCK = "## About this user"  # the heading of the block context.user_context renders
+
+
+def is_pipeline_output(message: SourceMessage) -> bool:
+    """A message carrying the context block the views render (pasted back by the user): the pipeline's own
+    output is never read again as new evidence. Such messages are left out of the prompt (and still count
+    as read, so the watermark moves past them)."""
+    return CONTEXT_BLOCK.lower() in message.content.lower()
+
+
 def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]:
     signals = {f"s{i}": s for i, s in enumerate(batch.known, start=1)}
     shown = [PromptSignal(h, s.content, s.tier, s.kind, s.origin) for h, s in signals.items()]
     fixed = sum(_estimate(s.content) for s in batch.known) + 600  # instructions and known signals
     budget = max(settings.max_prompt_tokens - fixed, 200)
     calls = []
-    for chunk in chunk_messages(batch.messages, budget):
+    for chunk in chunk_messages([m for m in batch.messages if not is_pipeline_output(m)], budget):
         handles = {f"m{i}": m for i, m in enumerate(chunk, start=1)}
         prompt = render_extract(
             settings, [PromptMessage(h, m.content) for h, m in handles.items()], shown, today

@@ -1,11 +1,14 @@
-"""The stages after the writes, as plain functions the flow calls in order: decay scores, summaries
-(changed users only), views (dbt, changed users only), table expectations (Great Expectations)."""
+"""The stages after the writes, as plain functions the flow calls in order: retraction of signals whose
+source was deleted, decay scores, summaries (changed users only), views (dbt, changed users only), table
+expectations (Great Expectations)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from datetime import UTC, datetime
+
+from psycopg.types.json import Jsonb
 
 from agent_signals import db, llm, quality, summaries
 from agent_signals.answers import InvalidAnswer
@@ -14,6 +17,32 @@ from agent_signals.prompts import SummaryLine, render_summarize
 from agent_signals.sqlfiles import query
 
 log = logging.getLogger(__name__)
+
+
+async def retract_orphans(ctx: RunContext) -> int:
+    """Signals whose evidence came only from conversations deleted from the source are retracted; the
+    others lose that evidence and are recounted. Returns how many were retracted."""
+    settings = ctx.settings
+    retracted = 0
+    async with ctx.pool.connection() as conn, conn.transaction():
+        cur = await conn.execute(query(settings, "delete_orphan_evidence"))
+        affected = sorted({row[0] for row in await cur.fetchall()})
+        for signal_id in affected:
+            cur = await conn.execute(query(settings, "retract_signal"), {"signal_id": signal_id})
+            row = await cur.fetchone()
+            if row is None:
+                await conn.execute(query(settings, "sync_mentions"), {"signal_id": signal_id})
+                continue
+            retracted += 1
+            await conn.execute(
+                query(settings, "insert_event"),
+                {"signal_id": signal_id, "user_id": row[0], "run_id": ctx.run_id, "action": "retract",
+                 "actor": "pipeline", "prompt_version": None, "model": None, "before": None,
+                 "after": Jsonb(row[1])},
+            )  # fmt: skip
+    if retracted:
+        ctx.stats.actions["retracted"] += retracted
+    return retracted
 
 
 async def decay(ctx: RunContext) -> int:

@@ -24,6 +24,7 @@ from agent_signals.extract import UserBatch, build_calls, prompt_version
 from agent_signals.migrate import check_current
 from agent_signals.prompts import CoreLine, render_reconcile
 from agent_signals.reconcile import Decide
+from agent_signals.screen import screen
 from agent_signals.source import Pending, Window, load_batches, pending_users
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal, validate_answer
@@ -236,14 +237,14 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     slots = asyncio.Semaphore(ctx.settings.concurrency)
     started: dict[str, float] = {}
     extracted = await asyncio.gather(*(extract_safely(ctx, batch, slots, started) for batch in batches))
-    ready = {batch.user_id: (batch, proposals) for batch, proposals in extracted if proposals is not None}
+    ready = {batch.user_id: (batch, result) for batch, result in extracted if result is not None}
     rejected = await asyncio.to_thread(
-        quality.gate_proposals, ctx.settings, {user_id: p for user_id, (_b, p) in ready.items()}
+        quality.gate_proposals, ctx.settings, {user_id: r.proposals for user_id, (_b, r) in ready.items()}
     )
     for user_id, reason in rejected.items():
         await _fail(ctx, user_id, "validate", "quality_gate", reason)
     await asyncio.gather(
-        *(apply_safely(ctx, b, p, slots) for user_id, (b, p) in ready.items() if user_id not in rejected)
+        *(apply_safely(ctx, b, r, slots) for user_id, (b, r) in ready.items() if user_id not in rejected)
     )
     done = [b for b, _p in extracted if b.user_id in started]
     for batch in done:
@@ -252,8 +253,14 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
         ctx.progress(len(done), sum(len(b.messages) for b in done))
 
 
-async def extract_user(ctx: RunContext, batch: UserBatch) -> list[Proposal]:
-    """Model call(s) for one user and strict validation. Raises ModelUnavailable or InvalidAnswer."""
+@dataclass
+class Extracted:
+    proposals: list[Proposal]  # to write
+    quarantine: list[tuple[Proposal, str]]  # to hold for review, with the reason
+
+
+async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
+    """Model call(s) for one user, strict validation, screening. Raises ModelUnavailable or InvalidAnswer."""
     stats = ctx.stats
     proposals: list[Proposal] = []
     for call in build_calls(batch, ctx.settings, ctx.until.date()):
@@ -263,7 +270,9 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> list[Proposal]:
         if validated.skips:
             stats.actions["skipped"] += validated.skips
         proposals.extend(validated.proposals)
-    return await _embed(ctx, proposals)
+    screened = screen(proposals, batch.known)
+    stats.actions.update(screened.rejected)
+    return Extracted(await _embed(ctx, screened.keep), screened.quarantine)
 
 
 async def _embed(ctx: RunContext, proposals: list[Proposal]) -> list[Proposal]:
@@ -304,7 +313,7 @@ def reconciler(ctx: RunContext) -> Decide:
 
 async def extract_safely(
     ctx: RunContext, batch: UserBatch, slots: asyncio.Semaphore, started: dict[str, float]
-) -> tuple[UserBatch, list[Proposal] | None]:
+) -> tuple[UserBatch, Extracted | None]:
     """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
     budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
     async with slots:
@@ -329,7 +338,7 @@ async def extract_safely(
 
 
 async def apply_safely(
-    ctx: RunContext, batch: UserBatch, proposals: list[Proposal], slots: asyncio.Semaphore
+    ctx: RunContext, batch: UserBatch, extracted: Extracted, slots: asyncio.Semaphore
 ) -> None:
     """Never raises: one transaction for the user; a failure leaves nothing of it and is recorded."""
     async with slots:
@@ -339,9 +348,10 @@ async def apply_safely(
                     conn,
                     ctx.settings,
                     batch.user_id,
-                    proposals,
+                    extracted.proposals,
                     batch.messages,
                     ctx.provenance,
+                    quarantine=extracted.quarantine,
                     decide=reconciler(ctx),
                     at=ctx.until,
                     dry_run=ctx.dry_run,
