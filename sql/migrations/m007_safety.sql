@@ -111,7 +111,7 @@ begin
 end;
 $$;
 
-grant delete on signals.signals, signals.events, signals.summaries, signals.dirty_users to agent_signals_user_paths;
+grant select, delete on signals.signals, signals.events, signals.summaries, signals.dirty_users to agent_signals_user_paths;
 grant select, delete on ops.failures, ops.quarantine, ops.touched_users to agent_signals_user_paths;
 grant usage on schema ops, context to agent_signals_user_paths;
 grant select, insert on ops.forgotten to agent_signals_user_paths;

@@ -355,6 +355,26 @@ def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
     click.echo(f"deleted {signal_id} for {user}")
 
 
+@cli.command("forget")
+@click.option("--user", required=True, help="User id.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
+    """Remove everything derived about a user (signals, evidence, events, summaries, view rows)."""
+    from agent_signals import db as database
+    from agent_signals import user_paths
+    from agent_signals.sqlfiles import query
+
+    settings = _settings(ctx)
+    with database.session(settings) as conn:
+        if not conn.execute(query(settings, "user_exists"), {"user_id": user}).fetchone()[0]:
+            raise UnknownUser(f"no conversations or signals for user {user!r}", hint="check the user id")
+        if not yes:
+            click.confirm(f"Forget everything derived about {user}?", abort=True)
+        removed = user_paths.forget_user(conn, settings, user)
+    click.echo(f"forgot {user}: {removed} signal(s) and everything derived from them; ops.forgotten records it")
+
+
 @signals.command("undo")
 @click.argument("event_id", type=int)
 @click.pass_context

@@ -47,7 +47,8 @@ _INSTRUCTION = re.compile(
     r"ai|model) (?:must|should|will)|always (?:say|respond|reply|answer) (?:that|with)|tell (?:everyone|"
     r"other users|all users)|grant (?:me|them|admin)|admin (?:access|rights|privileges)|send (?:all|every|"
     r"the|my|their)\b.*\bto\b|forward (?:all|every)|execute|run (?:this|the) (?:command|code|script)|"
-    r"delete (?:all|every)|transfer (?:money|funds)|https?://|www\.)",
+    r"delete (?:all|every)|transfer (?:money|funds)|https?://|www\.|passwords?|credentials?|api keys?|"
+    r"access tokens?|secrets?)",
     re.I,
 )
 

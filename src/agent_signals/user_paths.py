@@ -68,6 +68,11 @@ def edit_signal(
     return _call(conn, settings, "edit_signal", params)
 
 
+def forget_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> int:
+    """Remove everything derived about a user; returns how many signals went."""
+    return _call(conn, settings, "forget_user", {"user_id": user_id})
+
+
 def delete_signal(conn: psycopg.Connection, settings: Settings, user_id: str, signal_id: UUID) -> None:
     _call(conn, settings, "delete_signal", {"user_id": user_id, "signal_id": signal_id})
 

@@ -1,0 +1,1 @@
+select signals.forget_user(%(user_id)s)
