@@ -194,7 +194,10 @@ def test_backfill_from_the_command_line(database_url, conn, settings):
 
     day = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=3)
     load_conversations(conn, settings, conversation("b1", "bea", [("user", "I live in Lisbon.")], start=day))
-    since, until = (day - timedelta(days=1)).strftime("%Y-%m-%d"), (day + timedelta(days=1)).strftime("%Y-%m-%d")
+    since, until = (
+        (day - timedelta(days=1)).strftime("%Y-%m-%d"),
+        (day + timedelta(days=1)).strftime("%Y-%m-%d"),
+    )
 
     dry = agent_signals("backfill", "--since", since, "--until", until, "--dry-run")
     assert dry.returncode == 0, dry.stderr[-2000:]
@@ -222,7 +225,11 @@ def test_serve_serves_both_deployments(database_url):
     try:
         seen = ""
         deadline = time.monotonic() + 120
-        while "scheduled" not in seen or "backfill" not in seen or "Your deployments are being served" not in seen:
+        while (
+            "scheduled" not in seen
+            or "backfill" not in seen
+            or "Your deployments are being served" not in seen
+        ):
             assert proc.poll() is None and time.monotonic() < deadline, seen[-3000:]
             seen += proc.stdout.readline()
     finally:

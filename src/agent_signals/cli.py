@@ -372,7 +372,9 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
         if not yes:
             click.confirm(f"Forget everything derived about {user}?", abort=True)
         removed = user_paths.forget_user(conn, settings, user)
-    click.echo(f"forgot {user}: {removed} signal(s) and everything derived from them; ops.forgotten records it")
+    click.echo(
+        f"forgot {user}: {removed} signal(s) and everything derived from them; ops.forgotten records it"
+    )
 
 
 @signals.command("undo")
