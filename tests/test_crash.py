@@ -137,7 +137,10 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
     monkeypatch.setenv("DATABASE_URL", crashed)
     last = asyncio.run(extract_signals(kind="manual"))
     assert last["status"] == "succeeded"
-    with psycopg.connect(crashed, autocommit=True) as conn, psycopg.connect(reference, autocommit=True) as ref:
+    with (
+        psycopg.connect(crashed, autocommit=True) as conn,
+        psycopg.connect(reference, autocommit=True) as ref,
+    ):
         assert conn.execute(FINAL).fetchall() == ref.execute(FINAL).fetchall()
         assert conn.execute(EVIDENCE).fetchall() == ref.execute(EVIDENCE).fetchall()
         runs = dict(conn.execute("select status, count(*) from ops.runs group by 1").fetchall())
@@ -146,3 +149,51 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
     # some kills land before a run has even started (while Python and Prefect boot): those leave no row
     assert set(runs) <= {"abandoned", "succeeded"} and runs.get("abandoned", 0) >= 5
     assert len(killed_during) > 1, "every kill landed at the same point: widen the delays"
+
+
+def test_connections_dropped_mid_run_fail_it_cleanly_and_the_next_run_finishes(new_database, monkeypatch):
+    """Every connection of the run is terminated by the server mid-run (as in a restart): users already
+    committed stay, the ledger says what happened, and the next run does the rest."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agent_signals.config import Settings
+
+    def settings_for(url):
+        return Settings(database_url=url)
+
+    reference, dropped = new_database(), new_database()
+    seed(reference, settings_for)
+    seed(dropped, settings_for)
+    monkeypatch.setenv("DATABASE_URL", reference)
+    asyncio.run(extract_signals(kind="manual"))
+
+    monkeypatch.setenv("DATABASE_URL", dropped)
+    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "300")
+    monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")
+    monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "2")
+    with ThreadPoolExecutor(1) as pool, psycopg.connect(dropped, autocommit=True) as conn:
+        running = pool.submit(asyncio.run, extract_signals(kind="manual"))
+        deadline = time.monotonic() + 120
+        while conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0] < 3:
+            assert not running.done() and time.monotonic() < deadline
+            time.sleep(0.05)
+        conn.execute(
+            "select pg_terminate_backend(pid) from pg_stat_activity "
+            "where datname = current_database() and pid <> pg_backend_pid()"
+        )
+        with pytest.raises(Exception):  # noqa: B017  (which error depends on where the drop lands)
+            running.result(timeout=120)
+        committed = conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0]
+        status, error = conn.execute("select status, error from ops.runs").fetchone()
+    assert 3 <= committed < USERS
+    assert status == "failed" and "connection" in error.lower()
+
+    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "0")
+    rest = asyncio.run(extract_signals(kind="manual"))
+    assert rest["status"] == "succeeded" and rest["users"] == USERS - committed
+    with (
+        psycopg.connect(dropped, autocommit=True) as conn,
+        psycopg.connect(reference, autocommit=True) as ref,
+    ):
+        assert conn.execute(FINAL).fetchall() == ref.execute(FINAL).fetchall()
+        assert conn.execute(EVIDENCE).fetchall() == ref.execute(EVIDENCE).fetchall()

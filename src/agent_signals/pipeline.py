@@ -161,10 +161,28 @@ async def open_run(
     finally:
         try:
             if not dry_run:
-                await runs.update_run(ledger, settings, ctx.run_id, ctx.stats, ctx.status, error)
+                await _final_ledger_row(ctx, url, error)
         finally:
             await pool.close()
             await ledger.close()
+
+
+async def _final_ledger_row(ctx: RunContext, url: str, error: str | None) -> None:
+    """Write the run's final row; if the database dropped the ledger's connection (a restart, a
+    terminated backend), write it on a new connection so that the ledger says what happened."""
+    try:
+        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
+        return
+    except psycopg.OperationalError as exc:
+        lost = f"database connection lost: {str(exc).strip()[:300]}"
+        if ctx.status != "failed":
+            ctx.status = "failed"
+        error = f"{error}; {lost}" if error else lost
+    retry = await db.aconnect(url, autocommit=True)
+    try:
+        await runs.update_run(retry, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
+    finally:
+        await retry.close()
 
 
 async def scan(ctx: RunContext) -> list[Pending]:
