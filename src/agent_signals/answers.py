@@ -49,8 +49,13 @@ class Skip(_Strict):
 Action = Annotated[Create | Update | Skip, Field(discriminator="action")]
 
 
+SummaryText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1200)]
+
+
 class ExtractAnswer(_Strict):
     actions: list[Action] = Field(max_length=50)
+    # when anything was created or updated: the user's summary after these actions (saves a call)
+    summary: SummaryText | None = None
 
 
 CoreHandle = Annotated[str, StringConstraints(pattern=r"^[cu]\d{1,5}$")]
@@ -80,7 +85,7 @@ class ReconcileAnswer(_Strict):
 
 
 class SummaryAnswer(_Strict):
-    summary: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1200)]
+    summary: SummaryText
 
 
 class InvalidAnswer(Exception):

@@ -21,6 +21,15 @@ from agent_signals.reconcile import Decide, enforce_cap
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal
 
+# Outcomes after which the model's summary no longer describes what was written.
+SUMMARY_SPOILERS = (
+    "skipped_manual",
+    "skipped_tombstone",
+    "merged",
+    "demoted",
+    "reconcile_invalid",
+    "reconcile_failed",
+)
 SIGNAL_NAMESPACE = UUID("6f1c2b7e-3d5a-4e8f-9b1a-2c4d6e8fa0b1")
 
 
@@ -202,6 +211,7 @@ async def apply_user(
     prov: Provenance,
     *,
     quarantine: Sequence[tuple[Proposal, str]] = (),
+    summary: str | None = None,
     decide: Decide | None = None,
     at: datetime | None = None,
     dry_run: bool = False,
@@ -239,6 +249,21 @@ async def apply_user(
                 },
             )
             writer.counts["quarantined"] += 1
+        if summary and writer.touched and not any(writer.counts.get(k) for k in SUMMARY_SPOILERS):
+            # the extraction call wrote the summary of exactly this set: no separate summary call
+            await writer.one(
+                "upsert_summary",
+                {
+                    "user_id": user_id,
+                    "summary": " ".join(summary.split()),
+                    "fingerprint": None,
+                    "signal_count": None,
+                    "model": prov.model,
+                    "prompt_version": prov.prompt_version,
+                    "run_id": prov.run_id,
+                },
+            )
+            writer.counts["summarized_inline"] += 1
         last: dict[str, SourceMessage] = {}
         for message in read:
             seen = last.get(message.conversation_id)

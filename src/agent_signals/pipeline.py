@@ -24,7 +24,7 @@ from agent_signals.extract import UserBatch, build_calls, prompt_version
 from agent_signals.migrate import check_current
 from agent_signals.prompts import CoreLine, render_reconcile
 from agent_signals.reconcile import Decide
-from agent_signals.screen import screen
+from agent_signals.screen import screen, sensitive_kinds
 from agent_signals.source import Pending, Window, load_batches, pending_users
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal, validate_answer
@@ -275,22 +275,31 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
 class Extracted:
     proposals: list[Proposal]  # to write
     quarantine: list[tuple[Proposal, str]]  # to hold for review, with the reason
+    summary: str | None = None  # the user's summary after these proposals, when the answer gave one
 
 
 async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     """Model call(s) for one user, strict validation, screening. Raises ModelUnavailable or InvalidAnswer."""
     stats = ctx.stats
     proposals: list[Proposal] = []
-    for call in build_calls(batch, ctx.settings, ctx.until.date()):
+    calls = build_calls(batch, ctx.settings, ctx.until.date())
+    summary = None
+    for call in calls:
         completion = await complete(ctx, call.prompt, "extract")
         answer = parse_extract_answer(completion.text)
         validated = validate_answer(answer, call, ctx.settings, completion.text)
         if validated.skips:
             stats.actions["skipped"] += validated.skips
         proposals.extend(validated.proposals)
+        summary = answer.summary
     screened = screen(proposals, batch.known)
     stats.actions.update(screened.rejected)
-    return Extracted(await _embed(ctx, screened.keep), screened.quarantine)
+    # the answer's summary is kept only when it can describe exactly what gets written: one call, every
+    # candidate passed screening, and nothing sensitive in it (apply checks the rest)
+    clean = len(calls) == 1 and not screened.rejected and not screened.quarantine and ctx.settings.summaries
+    if not clean or (summary and sensitive_kinds(summary)):
+        summary = None
+    return Extracted(await _embed(ctx, screened.keep), screened.quarantine, summary)
 
 
 async def _embed(ctx: RunContext, proposals: list[Proposal]) -> list[Proposal]:
@@ -370,6 +379,7 @@ async def apply_safely(
                     batch.messages,
                     ctx.provenance,
                     quarantine=extracted.quarantine,
+                    summary=extracted.summary,
                     decide=reconciler(ctx),
                     at=ctx.until,
                     dry_run=ctx.dry_run,

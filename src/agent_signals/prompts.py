@@ -99,11 +99,18 @@ class PromptSignal:
     origin: str
 
 
+SUMMARY_MAX_WORDS = 80
+
+
 def render_extract(
     settings: Settings, messages: Sequence[PromptMessage], known: Sequence[PromptSignal], today: date
 ) -> list[dict[str, str]]:
     return prompt_set(settings, "extract").render(
-        messages=messages, known=known, kinds=settings.kinds, today=today.isoformat()
+        messages=messages,
+        known=known,
+        kinds=settings.kinds,
+        today=today.isoformat(),
+        summary_words=SUMMARY_MAX_WORDS,
     )
 
 
@@ -177,9 +184,6 @@ class SummaryLine:
     bucket: str  # manual | core | contextual
     kind: str
     content: str
-
-
-SUMMARY_MAX_WORDS = 80
 
 
 def render_summarize(settings: Settings, signals: Sequence[SummaryLine], today: date) -> list[dict[str, str]]:

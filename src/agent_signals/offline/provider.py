@@ -16,6 +16,7 @@ from agent_signals.offline import reconcile
 from agent_signals.offline.embed import embed
 from agent_signals.offline.summarize import summarize
 from agent_signals.prompts import (
+    SummaryLine,
     is_reconcile_prompt,
     is_summarize_prompt,
     parse_extract_prompt,
@@ -55,7 +56,23 @@ def answer(messages: list[dict]) -> str:
 
     prompt_messages, known, kinds = parse_extract_prompt(messages)
     actions = rules.extract(prompt_messages, known, kinds)
-    return _json({"actions": actions})
+    if not actions:
+        return _json({"actions": actions})
+    return _json({"actions": actions, "summary": summarize(_after(known, actions))})
+
+
+def _after(known: list, actions: list[dict]) -> list[SummaryLine]:
+    """The user's signals as they will be after the actions, in summary order."""
+    signals = {k.handle: (k.content, k.tier, k.kind, k.origin) for k in known}
+    for i, action in enumerate(actions):
+        key = action.get("signal") or f"new{i}"
+        signals[key] = (action["content"], action["tier"], action["kind"], "inferred")
+    lines = [
+        SummaryLine("manual" if origin == "manual" else tier, kind, content)
+        for content, tier, kind, origin in signals.values()
+    ]
+    order = {"manual": 0, "core": 1, "contextual": 2}
+    return sorted(lines, key=lambda line: order[line.bucket])
 
 
 def _json(data: dict) -> str:
