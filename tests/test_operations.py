@@ -188,11 +188,17 @@ def test_two_concurrent_runs_never_process_one_user_twice(new_database, monkeypa
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")
     monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "1")
-    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "100")
+    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "500")
 
-    with ThreadPoolExecutor(2) as pool:  # two runs at once, each in its own event loop
-        futures = [pool.submit(asyncio.run, extract_signals(kind=kind)) for kind in ("scheduled", "manual")]
-        runs = [f.result() for f in futures]
+    with ThreadPoolExecutor(2) as pool, psycopg.connect(url, autocommit=True) as conn:
+        # two runs at once, each in its own event loop; the second starts once the first is under way
+        first = pool.submit(asyncio.run, extract_signals(kind="scheduled"))
+        deadline = time.monotonic() + 120
+        while conn.execute("select count(*) from signals.watermarks").fetchone()[0] == 0:
+            assert not first.done() and time.monotonic() < deadline
+            time.sleep(0.02)
+        second = pool.submit(asyncio.run, extract_signals(kind="manual"))
+        runs = [first.result(), second.result()]
     busy = sum(r["skipped_users"].get("busy", 0) for r in runs)
     assert busy > 0, "the runs did not overlap: the test would prove nothing"
     # every user was extracted exactly once, by one run or the other, never by both
