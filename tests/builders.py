@@ -37,3 +37,33 @@ def load_conversations(conn: psycopg.Connection, settings: Settings, *conversati
     import json
 
     return store(conn, settings, parse(json.dumps({"conversations": list(conversations)})))
+
+
+def kill_when(
+    args: list[str], env: dict, url: str, count_sql: str, at_least: int, timeout_s: float = 180
+) -> None:
+    """Run `python -m agent_signals ARGS` and SIGKILL its whole process group as soon as `count_sql` on
+    `url` reaches `at_least` (it must get there while the process still runs)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_signals", *args],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            deadline = time.monotonic() + timeout_s
+            while conn.execute(count_sql).fetchone()[0] < at_least:
+                assert proc.poll() is None, f"`{' '.join(args)}` ended before it could be killed"
+                assert time.monotonic() < deadline, f"`{' '.join(args)}` never got far enough"
+                time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from flows.extract import extract_signals
-from tests.builders import conversation, load_conversations
+from tests.builders import conversation, kill_when, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 
@@ -44,42 +44,27 @@ def seed(url: str, settings_factory) -> None:
         )
 
 
-def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
+def reference_and_twin(new_database, monkeypatch) -> tuple[str, str]:
+    """Two databases seeded alike; the first has had one uninterrupted run (the reference)."""
     from agent_signals.config import Settings
 
     def settings_for(url):
         return Settings(database_url=url)
 
-    reference, crashed = new_database(), new_database()
+    reference, twin = new_database(), new_database()
     seed(reference, settings_for)
-    seed(crashed, settings_for)
-
+    seed(twin, settings_for)
     monkeypatch.setenv("DATABASE_URL", reference)
     asyncio.run(extract_signals(kind="manual"))
+    return reference, twin
 
-    env = {
-        **os.environ,
-        "DATABASE_URL": crashed,
-        "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "400",
-        "AGENT_SIGNALS_CONCURRENCY": "1",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_signals", "run"],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        with psycopg.connect(crashed, autocommit=True) as conn:
-            deadline = time.monotonic() + 180
-            while conn.execute("select count(*) from signals.watermarks").fetchone()[0] < 3:
-                assert proc.poll() is None, "the run ended before it could be killed"
-                assert time.monotonic() < deadline, "the run never committed a user"
-                time.sleep(0.05)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+
+def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
+    reference, crashed = reference_and_twin(new_database, monkeypatch)
+
+    env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "400",
+           "AGENT_SIGNALS_CONCURRENCY": "1"}  # fmt: skip
+    kill_when(["run"], env, crashed, "select count(*) from signals.watermarks", 3)
 
     with psycopg.connect(crashed, autocommit=True) as conn:
         done = conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0]
@@ -104,16 +89,7 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
     every next run picks up what is left, and the end state equals that of one uninterrupted run."""
     import random
 
-    from agent_signals.config import Settings
-
-    def settings_for(url):
-        return Settings(database_url=url)
-
-    reference, crashed = new_database(), new_database()
-    seed(reference, settings_for)
-    seed(crashed, settings_for)
-    monkeypatch.setenv("DATABASE_URL", reference)
-    asyncio.run(extract_signals(kind="manual"))
+    reference, crashed = reference_and_twin(new_database, monkeypatch)
 
     rng = random.Random(int(os.environ.get("AGENT_SIGNALS_CRASH_SEED", "20261122")))
     env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "120",
@@ -156,16 +132,7 @@ def test_connections_dropped_mid_run_fail_it_cleanly_and_the_next_run_finishes(n
     committed stay, the ledger says what happened, and the next run does the rest."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from agent_signals.config import Settings
-
-    def settings_for(url):
-        return Settings(database_url=url)
-
-    reference, dropped = new_database(), new_database()
-    seed(reference, settings_for)
-    seed(dropped, settings_for)
-    monkeypatch.setenv("DATABASE_URL", reference)
-    asyncio.run(extract_signals(kind="manual"))
+    reference, dropped = reference_and_twin(new_database, monkeypatch)
 
     monkeypatch.setenv("DATABASE_URL", dropped)
     monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "300")

@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-import signal
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -21,7 +18,7 @@ from agent_signals.config import Settings
 from agent_signals.llm import RateLimiter
 from flows.backfill import backfill_signals
 from flows.extract import extract_signals
-from tests.builders import T0, conversation, load_conversations
+from tests.builders import T0, conversation, kill_when, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 
@@ -114,21 +111,14 @@ def test_a_backfill_killed_half_way_finishes_with_the_same_result(new_database, 
 
     env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "300",
            "AGENT_SIGNALS_CONCURRENCY": "1"}  # fmt: skip
-    command = [sys.executable, "-m", "agent_signals", "backfill", "--since", SINCE.strftime("%Y-%m-%dT%H:%M:%S"),
-               "--until", UNTIL.strftime("%Y-%m-%dT%H:%M:%S")]  # fmt: skip
-    proc = subprocess.Popen(
-        command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        with psycopg.connect(crashed, autocommit=True) as conn:
-            deadline = time.monotonic() + 180
-            while conn.execute("select count(*) from ops.backfill_slices").fetchone()[0] < 2:
-                assert proc.poll() is None, "the backfill ended before it could be killed"
-                assert time.monotonic() < deadline, "the backfill never finished a slice"
-                time.sleep(0.05)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    args = [
+        "backfill",
+        "--since",
+        SINCE.strftime("%Y-%m-%dT%H:%M:%S"),
+        "--until",
+        UNTIL.strftime("%Y-%m-%dT%H:%M:%S"),
+    ]
+    kill_when(args, env, crashed, "select count(*) from ops.backfill_slices", 2)
 
     monkeypatch.setenv("DATABASE_URL", crashed)
     resumed = backfill()
