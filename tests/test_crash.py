@@ -92,23 +92,24 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
     reference, crashed = reference_and_twin(new_database, monkeypatch)
 
     rng = random.Random(int(os.environ.get("AGENT_SIGNALS_CRASH_SEED", "20261122")))
-    env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "120",
-           "AGENT_SIGNALS_CONCURRENCY": "2", "AGENT_SIGNALS_SHARD_SIZE": "4"}  # fmt: skip
+    env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "200",
+           "AGENT_SIGNALS_CONCURRENCY": "2", "AGENT_SIGNALS_SHARD_SIZE": "2"}  # fmt: skip
+    committed = "select count(*) from signals.watermarks"
     killed_during = set()
     for _ in range(TRIALS):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent_signals", "run"],
-            env=env,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(rng.uniform(4.0, 11.0))
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
         with psycopg.connect(crashed, autocommit=True) as conn:
-            killed_during.add(conn.execute("select count(*) from signals.watermarks").fetchone()[0])
+            done = conn.execute(committed).fetchone()[0]
+        if done < USERS:  # while users are pending: kill right after 1 to 3 more users commit
+            kill_when(["run"], env, crashed, committed, min(done + rng.randint(1, 3), USERS))
+        else:  # then at a random moment: booting, embedding, summaries, the view refresh, the checks
+            proc = subprocess.Popen([sys.executable, "-m", "agent_signals", "run"], env=env,
+                                    start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+            time.sleep(rng.uniform(2.0, 14.0))
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        with psycopg.connect(crashed, autocommit=True) as conn:
+            killed_during.add(conn.execute(committed).fetchone()[0])
 
     monkeypatch.setenv("DATABASE_URL", crashed)
     last = asyncio.run(extract_signals(kind="manual"))
