@@ -293,11 +293,13 @@ def test_a_failing_build_raises_and_keeps_the_previous_views(conn, vs, tmp_path)
         )
 
     failing_test = _broken_project(vs, tmp_path / "test", add_failing_test)
+    before_signals = signal_rows(conn)  # the broken full build above rebuilt user_signals before failing
     with pytest.raises(views.ViewRefreshFailed, match="no_welders"):
         views.refresh(failing_test, run_id)
     # user_context is downstream of the failed test: it was skipped and still holds the previous block
     assert context_rows(conn) == before_context
-    assert signal_rows(conn) != before_signals  # user_signals itself was built before its test ran
+    # a run's refresh is one transaction: user_signals, rebuilt before its test failed, is rolled back too
+    assert signal_rows(conn) == before_signals
 
     views.refresh(vs, run_id)  # the fixed project catches up
     assert "Welds ship hulls" in markdown(conn, "dee")
@@ -353,3 +355,30 @@ def test_analyst_models_and_docs(conn, vs):
     assert (target / "index.html").is_file()
     catalog = (target / "catalog.json").read_text()
     assert "model.agent_signals.user_context" in catalog and "context_markdown" in catalog
+
+
+def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_path, monkeypatch):
+    inferred(conn, "eve", "Works as a potter")
+    views.refresh(vs)  # the views exist: from now on a run's refresh uses the compiled plan
+    plan = views.refresh_plan(vs)
+    assert [m.name for m in plan.models] == ["user_signals", "user_context"]
+    assert {"user_context_counts_match_user_signals", "user_signals_keep_every_manual_signal"} <= {
+        t.name for t in plan.tests
+    }
+    assert all("agent_signals.refresh_run_id" in m.sql for m in plan.models)
+    assert (views.dbt_dir(vs) / "refresh-plans" / f"{plan.key}.json").is_file()
+
+    def no_dbt(*_args, **_kwargs):
+        raise AssertionError("dbt started during a run's refresh")
+
+    monkeypatch.setattr(views, "_invoke", no_dbt)
+    inferred(conn, "eve", "Throws stoneware bowls", tier="contextual")
+    result = views.refresh(vs, new_run(conn, "eve"))
+    assert not result.full and result.tests == len(plan.tests)
+    assert "Throws stoneware bowls" in markdown(conn, "eve")
+
+    # an edited project is a new plan (compiled again, here refused because dbt is not allowed)
+    edited = _broken_project(vs, tmp_path, lambda dbt: (dbt / "models" / "note.md").write_text("x\n"))
+    assert views.plan_key(edited) != plan.key
+    with pytest.raises(AssertionError, match="dbt started"):
+        views.refresh(edited, new_run(conn, "eve"))

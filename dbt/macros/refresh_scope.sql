@@ -2,6 +2,10 @@
   Which users a build covers. With var run_id (and no --full-refresh): the users in ops.touched_users for
   that run; otherwise every user. Models use `touched_users_only`, which also requires an incremental
   run (a first build or a full refresh always covers everyone).
+
+  run_id 'session' compiles the scope against the setting agent_signals.refresh_run_id instead of a
+  literal id: the compiled SQL of that mode is what a pipeline run executes to refresh its touched users
+  (agent_signals.views.refresh_touched) without starting dbt.
 -#}
 
 {% macro run_id() -%}
@@ -10,8 +14,11 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set value = value | string | trim | lower -%}
+    {%- if value == 'session' -%}
+        {{ return(value) }}
+    {%- endif -%}
     {%- if modules.re.fullmatch('[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', value) is none -%}
-        {{ exceptions.raise_compiler_error("var run_id must be a UUID, got " ~ value) }}
+        {{ exceptions.raise_compiler_error("var run_id must be a UUID or 'session', got " ~ value) }}
     {%- endif -%}
     {{ return(value) }}
 {%- endmacro %}
@@ -21,6 +28,9 @@
     {%- set run = run_id() -%}
     {%- if run is none -%}
         true
+    {%- elif run == 'session' -%}
+        {{ column }} in (select t.user_id from {{ source('ops', 'touched_users') }} t
+                         where t.run_id = current_setting('agent_signals.refresh_run_id')::uuid)
     {%- else -%}
         {{ column }} in (select t.user_id from {{ source('ops', 'touched_users') }} t where t.run_id = '{{ run }}'::uuid)
     {%- endif -%}

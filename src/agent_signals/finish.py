@@ -12,13 +12,14 @@ from psycopg.types.json import Jsonb
 
 from agent_signals import db, llm, quality, summaries
 from agent_signals.answers import InvalidAnswer
-from agent_signals.pipeline import RunContext, complete
+from agent_signals.pipeline import RunContext, complete, stage
 from agent_signals.prompts import SummaryLine, render_summarize
 from agent_signals.sqlfiles import query
 
 log = logging.getLogger(__name__)
 
 
+@stage("retract")
 async def retract_orphans(ctx: RunContext) -> int:
     """Signals whose evidence came only from conversations deleted from the source are retracted; the
     others lose that evidence and are recounted. Returns how many were retracted."""
@@ -45,6 +46,7 @@ async def retract_orphans(ctx: RunContext) -> int:
     return retracted
 
 
+@stage("decay")
 async def decay(ctx: RunContext) -> int:
     """Recompute decay scores of all active inferred signals (one statement) and archive contextual ones
     under the threshold. Returns how many were archived."""
@@ -64,6 +66,7 @@ async def decay(ctx: RunContext) -> int:
     return archived
 
 
+@stage("summarize")
 async def summarize(ctx: RunContext) -> list[str]:
     """Rebuild the summaries of changed users (bounded concurrency). Returns users whose rebuild failed:
     they stay marked for the next run."""
@@ -96,6 +99,7 @@ async def summarize(ctx: RunContext) -> list[str]:
     return failed
 
 
+@stage("refresh")
 async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
     """Refresh the context views for the users changed since the last refresh (dbt, incremental by user).
     A failed build raises (the run fails) and leaves the previous views and the dirty marks in place."""
@@ -115,6 +119,7 @@ async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
             await conn.execute(query(settings, "mark_dirty"), {"user_ids": keep_dirty})
 
 
+@stage("checks")
 async def check_tables(ctx: RunContext) -> None:
     """Table-level expectations after the writes: critical ones fail the run, warnings go to the ledger."""
     report = await asyncio.to_thread(

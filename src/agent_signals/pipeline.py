@@ -5,12 +5,14 @@ gate -> apply. The stages after the writes are in finish.py."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
 import psycopg
@@ -30,6 +32,8 @@ from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal, validate_answer
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass
@@ -83,7 +87,27 @@ class RunContext:
             "failures": s.failures,
             "skipped_users": dict(sorted(s.skipped_users.items())),
             "slowest_users": [[user, round(seconds, 3)] for seconds, user in sorted(s.slowest, reverse=True)],
+            "stage_seconds": {name: round(seconds, 3) for name, seconds in s.stage_seconds.items()},
         }
+
+
+def stage(name: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """Add the wall time of a stage function (first argument: the RunContext) to the run's figures."""
+
+    def wrap(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(function)
+        async def timed(*args: P.args, **kwargs: P.kwargs) -> R:
+            started = time.monotonic()
+            try:
+                return await function(*args, **kwargs)
+            finally:
+                ctx = args[0]
+                assert isinstance(ctx, RunContext)
+                ctx.stats.stage_seconds[name] += time.monotonic() - started
+
+        return timed
+
+    return wrap
 
 
 _progress_listener: Callable[[int, int], None] | None = None
@@ -185,6 +209,7 @@ async def _final_ledger_row(ctx: RunContext, url: str, error: str | None) -> Non
         await retry.close()
 
 
+@stage("scan")
 async def scan(ctx: RunContext) -> list[Pending]:
     """The users with flagged user messages in the run's window (and how many messages each)."""
     async with ctx.pool.connection() as conn:
@@ -214,6 +239,7 @@ async def record_slice(
         )
 
 
+@stage("embed_missing")
 async def embed_missing(ctx: RunContext) -> int:
     """Embed signals that have none yet (added by hand); returns how many."""
     async with ctx.pool.connection() as conn:
@@ -229,6 +255,7 @@ def shards(pending: list[Pending], size: int) -> Iterator[list[str]]:
         yield [p.user_id for p in pending[start : start + size]]
 
 
+@stage("process")
 async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
     """Lock the shard's users against other runs (a user another run holds is skipped: still pending, it
     is picked up next time); load their batches; extract them concurrently (bounded); pass all their

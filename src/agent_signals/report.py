@@ -53,6 +53,9 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
         lines += [f"| {u} | {stage} | {kind} | {_cell(message)} |" for u, stage, kind, message in failures]
     else:
         lines.append("none")
+    if summary.get("stage_seconds"):
+        lines += ["", "## Time by stage", "", "| stage | seconds |", "|---|---:|"]
+        lines += [f"| {name} | {seconds:.3f} |" for name, seconds in summary["stage_seconds"].items()]
     if summary["slowest_users"]:
         lines += ["", "## Slowest users", "", "| user | seconds |", "|---|---:|"]
         lines += [f"| {user} | {seconds:.3f} |" for user, seconds in summary["slowest_users"]]

@@ -41,6 +41,7 @@ class RunStats:
     skipped_users: Counter[str] = field(default_factory=Counter)  # "busy" (another run), "budget"
     slowest: list[tuple[float, str]] = field(default_factory=list)  # (seconds, user), the 5 slowest
     refresh_s: float | None = None
+    stage_seconds: Counter[str] = field(default_factory=Counter)  # wall time by stage (scan, process, ...)
 
     def note_duration(self, user_id: str, seconds: float) -> None:
         if len(self.slowest) < SLOWEST_KEPT:
@@ -50,7 +51,7 @@ class RunStats:
 
     def as_params(self) -> dict:
         params = asdict(self)
-        for internal in ("failure_reasons", "skipped_users", "slowest"):
+        for internal in ("failure_reasons", "skipped_users", "slowest", "stage_seconds"):
             params.pop(internal)
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))

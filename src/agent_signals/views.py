@@ -3,10 +3,17 @@
 ``refresh(settings, run_id)`` rebuilds only the users a run touched (``ops.touched_users``); without a
 run id, or with ``full=True``, it rebuilds every user. dbt runs in-process (``dbtRunner``); its target/ and
 logs/ live under ``settings.data_dir / "dbt"``, outside the repository.
+
+A run's refresh does not start dbt: dbt compiles the incremental context models and their data tests once
+(var ``run_id: session``, scoped to the setting ``agent_signals.refresh_run_id``), the compiled SQL is cached
+under the data folder by a hash of the dbt project, and each run executes it for its touched users in one
+transaction: delete their rows, insert them again, run the tests; a failing test rolls everything back.
+Its cost grows with the users touched, not with dbt's start-up (about a second) nor with all users.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -18,15 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
 
+import psycopg
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from agent_signals import db
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
+from agent_signals.sqlfiles import query
 
 ENV_PREFIX = "AGENT_SIGNALS_DBT_"
 # Tests of the analyst models scan whole tables: only full builds run them.
 FULL_BUILD_ONLY_TAG = "full_build_only"
+SESSION_SCOPE = "session"  # dbt var run_id that compiles the scope against agent_signals.refresh_run_id
+PLAN_FORMAT = 1  # bump when the cached plan's shape changes
 DEFAULT_PORT = "5432"
 
 # dbt keeps process-wide state (flags, adapters, the environment we set): one invocation at a time.
@@ -135,15 +147,18 @@ def _failures(result) -> list[str]:
 
 
 def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = False) -> RefreshResult:
-    """Build the context views and the analyst models (``dbt build``) and test them.
+    """Build the context views and the analyst models and test them.
 
-    With ``run_id`` (and not ``full``), only the users in ``ops.touched_users`` for that run are rebuilt, and
-    the per-user tests check only them. Without a run id every user is rebuilt; ``full`` also recreates the
-    tables from scratch (``--full-refresh``). Raises ViewRefreshFailed when a model or a test fails: each
-    model is replaced in one transaction, so readers keep the previous rows of a model that failed.
+    With ``run_id`` (and not ``full``), only the users in ``ops.touched_users`` for that run are rebuilt and
+    tested, by the compiled SQL (see the module's doc); the first time, when the views do not exist yet,
+    by ``dbt build``. Without a run id every user is rebuilt with ``dbt build``; ``full`` also recreates the
+    tables from scratch (``--full-refresh``). Raises ViewRefreshFailed when a model or a test fails; readers
+    keep the previous rows.
     """
     if run_id is not None and not isinstance(run_id, UUID):
         run_id = UUID(str(run_id))  # a malformed id raises ValueError here, never reaches the SQL
+    if run_id is not None and not full and _views_exist(settings):
+        return refresh_touched(settings, run_id)
     args = ["build", *_global_flags(), *_common_args(settings)]
     if full:
         args.append("--full-refresh")
@@ -157,11 +172,8 @@ def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = Fals
     if not result.success or failures:
         if result.exception is not None and not failures:
             failures = [f"{type(result.exception).__name__}: {' '.join(str(result.exception).split())[:500]}"]
-        logs = dbt_dir(settings) / "logs" / "dbt.log"
-        raise ViewRefreshFailed(
-            "dbt build of the context views failed: " + ("; ".join(failures) or "unknown error"),
-            hint=f"the previous views are still readable; see {logs}, fix the failing model, test or "
-            "connection, then rerun (`agent-signals views refresh` rebuilds every user)",
+        raise _build_failed(
+            "dbt build of the context views failed: " + ("; ".join(failures) or "unknown error"), settings
         )
     models = tests = 0
     for node_result in result.result.results:
@@ -171,6 +183,167 @@ def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = Fals
         elif resource_type == "test":
             tests += 1
     return RefreshResult(seconds=seconds, models=models, tests=tests, full=full or run_id is None)
+
+
+def _build_failed(message: str, settings: Settings) -> ViewRefreshFailed:
+    logs = dbt_dir(settings) / "logs" / "dbt.log"
+    return ViewRefreshFailed(
+        message,
+        hint=f"the previous views are still readable; see {logs}, fix the failing model, test or "
+        "connection, then rerun (`agent-signals views refresh` rebuilds every user)",
+    )
+
+
+def _views_exist(settings: Settings) -> bool:
+    with db.session(settings) as conn:
+        return bool(conn.execute(query(settings, "context_views_exist")).fetchone()[0])
+
+
+# --- the compiled refresh of a run's touched users ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompiledNode:
+    name: str
+    sql: str
+    relation: str | None = None  # models: the relation dbt builds ("db"."schema"."name")
+    severity: str = "error"  # tests: error (fails the refresh) or warn
+
+
+@dataclass(frozen=True)
+class RefreshPlan:
+    key: str
+    models: tuple[CompiledNode, ...]  # the incremental context models, in build order
+    tests: tuple[CompiledNode, ...]  # their data tests (full-build-only tests excluded)
+
+
+def plan_key(settings: Settings) -> str:
+    """Hash of what the compiled SQL depends on: the dbt project's files, dbt's version, the connection's
+    database and user (relation names carry the database)."""
+    from dbt.version import __version__ as dbt_version
+
+    digest = hashlib.sha256(f"{PLAN_FORMAT}:{dbt_version}".encode())
+    env = connection_env(db.database_url(settings))
+    digest.update(f"{env[ENV_PREFIX + 'DBNAME']}:{env[ENV_PREFIX + 'USER']}".encode())
+    project = project_dir(settings)
+    for path in sorted(project.rglob("*")):
+        relative = path.relative_to(project)
+        if path.is_file() and relative.parts[0] not in ("target", "logs", "dbt_packages"):
+            digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def refresh_plan(settings: Settings) -> RefreshPlan:
+    """The compiled refresh SQL, from the cache or compiled now by dbt (a few seconds, once per project
+    version and database). The views must exist: dbt compiles incremental SQL only for existing tables."""
+    key = plan_key(settings)
+    cached = dbt_dir(settings) / "refresh-plans" / f"{key}.json"
+    if cached.is_file():
+        data = json.loads(cached.read_text())
+        return RefreshPlan(
+            key,
+            tuple(CompiledNode(**n) for n in data["models"]),
+            tuple(CompiledNode(**n) for n in data["tests"]),
+        )
+    plan = _compile_plan(settings, key)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(
+        json.dumps({"models": [n.__dict__ for n in plan.models], "tests": [n.__dict__ for n in plan.tests]})
+    )
+    partial.replace(cached)  # atomic: another process compiling the same plan writes the same file
+    return plan
+
+
+def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
+    target = dbt_dir(settings) / f"compile-{key}"
+    args = ["compile", *_global_flags(), *_common_args(settings), "--target-path", str(target)]
+    args += ["--select", "context", "--exclude", f"tag:{FULL_BUILD_ONLY_TAG}"]
+    args += ["--vars", json.dumps({"run_id": SESSION_SCOPE})]
+    result = _invoke(settings, args)
+    if not result.success:
+        detail = " ".join(str(result.exception or "; ".join(_failures(result)) or "see the dbt log").split())
+        raise _build_failed(f"dbt compile of the context views failed: {detail[:500]}", settings)
+    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    models = {
+        node_id: node
+        for node_id, node in nodes.items()
+        if node["resource_type"] == "model" and node["config"].get("materialized") == "incremental"
+        and node.get("compiled_code")
+    }  # fmt: skip
+    order: list[str] = []
+
+    def visit(node_id: str) -> None:
+        if node_id in models and node_id not in order:
+            for parent in models[node_id]["depends_on"]["nodes"]:
+                visit(parent)
+            order.append(node_id)
+
+    for node_id in sorted(models):
+        visit(node_id)
+    for node_id in order:
+        if "agent_signals.refresh_run_id" not in models[node_id]["compiled_code"]:
+            raise _build_failed(
+                f"{node_id} did not compile as an incremental refresh of touched users", settings
+            )
+    tests = [
+        CompiledNode(node["name"], node["compiled_code"], severity=str(node["config"].get("severity", "error")).lower())
+        for node_id, node in sorted(nodes.items())
+        if node["resource_type"] == "test" and node.get("compiled_code")
+        and any(parent in models for parent in node["depends_on"]["nodes"])
+    ]  # fmt: skip
+    return RefreshPlan(
+        key,
+        tuple(
+            CompiledNode(models[n]["name"], models[n]["compiled_code"], models[n]["relation_name"])
+            for n in order
+        ),
+        tuple(tests),
+    )
+
+
+def refresh_touched(settings: Settings, run_id: UUID) -> RefreshResult:
+    """Rebuild and test the touched users of one run with the compiled plan, in one transaction."""
+    plan = refresh_plan(settings)
+    started = time.perf_counter()
+    with db.session(settings) as conn:
+        try:
+            with conn.transaction():
+                _execute_plan(conn, settings, plan, run_id)
+        except psycopg.Error as exc:
+            raise _build_failed(
+                f"refresh of the context views failed: {' '.join(str(exc).split())[:500]}", settings
+            ) from exc
+    return RefreshResult(time.perf_counter() - started, len(plan.models), len(plan.tests), full=False)
+
+
+def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPlan, run_id: UUID) -> None:
+    conn.execute(query(settings, "refresh_scope_run"), {"run_id": str(run_id)})
+    for model in plan.models:
+        relation = sql.SQL(model.relation or "")
+        columns = [
+            row[0] for row in conn.execute(query(settings, "relation_columns"), {"relation": model.relation})
+        ]
+        column_list = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
+        conn.execute(query(settings, "refresh_lock_model"), {"relation": model.relation})
+        conn.execute(sql.SQL(query(settings, "refresh_delete_touched")).format(relation=relation))
+        try:
+            conn.execute(
+                sql.SQL(query(settings, "refresh_insert_model")).format(
+                    relation=relation, columns=column_list, model=sql.SQL(model.sql)
+                )
+            )
+        except psycopg.Error as exc:
+            raise _build_failed(f"model {model.name}: {' '.join(str(exc).split())[:500]}", settings) from exc
+    failed = []
+    for test in plan.tests:
+        count = conn.execute(
+            sql.SQL(query(settings, "refresh_count_failures")).format(test=sql.SQL(test.sql))
+        ).fetchone()[0]
+        if count and test.severity == "error":
+            failed.append(f"test {test.name}: {count} failing rows")
+    if failed:
+        raise _build_failed("tests of the context views failed: " + "; ".join(failed), settings)
 
 
 def docs(settings: Settings) -> Path:

@@ -1,0 +1,2 @@
+-- The failing rows of one compiled dbt data test; zero means it passed.
+select count(*) from ({test}) as failures
