@@ -17,10 +17,11 @@ import asyncio
 import json
 import sys
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `bench` and `flows` importable when run as a script
+    sys.path.insert(0, str(ROOT))
 
 
 def _recent(conversations: list[dict]) -> list[dict]:
@@ -52,12 +53,9 @@ def main() -> None:
     import os
 
     import psycopg
-    from psycopg import sql
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-    from agent_signals import db
     from agent_signals.load import ConversationsFile, store
-    from agent_signals.migrate import migrate
+    from bench import scratch
 
     raw = json.loads(args.data.read_text())
     users = [u["user_id"] for u in raw["users"][: args.users]]
@@ -67,27 +65,16 @@ def main() -> None:
         1 for c in conversations if c["extract"] for m in c["messages"] if m["role"] == "user"
     )
 
-    server = db.database_url(Settings())
-    name = f"bench_cost_{uuid.uuid4().hex[:8]}"
-    admin = make_conninfo(**{**conninfo_to_dict(server), "dbname": "postgres"})
-    url = make_conninfo(**{**conninfo_to_dict(server), "dbname": name})
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    try:
+    with scratch.database("bench_cost") as url:
         os.environ["DATABASE_URL"] = url
-        settings = Settings()
         with psycopg.connect(url, autocommit=True) as conn:
-            migrate(conn, settings)
-            store(conn, settings, data)
+            store(conn, Settings(), data)
         from flows.extract import extract_signals
 
         started = time.monotonic()
         first = asyncio.run(extract_signals(kind="manual"))
         seconds = time.monotonic() - started
         second = asyncio.run(extract_signals(kind="manual"))
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
 
     result = {
         "users": len(users),

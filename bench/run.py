@@ -1,0 +1,471 @@
+"""Scale and speed of the pipeline, measured: seeds its own data (the demo generator) in scratch databases,
+runs the real flow (PostgreSQL, Prefect, the offline model through litellm, dbt, Great Expectations),
+prints a table and, as its last line, one JSON object.
+
+    python bench/run.py            # 10,000 users, reads at 100,000 users (about 10 minutes)
+    python bench/run.py --quick    # 1,000 users, reads at 10,000 users (about 3 minutes)
+
+Figures (medians of --reps repetitions; each ratio against its baseline measured in the same run):
+
+  overhead_users_per_s            users per second of one scheduled run, offline model without latency,
+                                  10 user messages per user; the view refresh is excluded (refresh_s)
+  latency_efficiency              with a simulated model latency L and concurrency C: users per second of
+                                  the processing stage divided by C / L
+  llm_calls_per_user, prompt_tokens_per_user_message, rerun_llm_calls (an immediate second run)
+  history_growth_ratio            run time with 10x the stored (already processed) history and the same
+                                  new messages, divided by the run time at 1x
+  read_p50_ms, read_p99_ms        select context_markdown from context.user_context where user_id = $1
+  pk_p50_ms                       a primary-key lookup of a text row of the same size, same server
+  refresh_touched_ratio           view refresh after a run that touched 1% of users / a full rebuild
+  peak_rss_mb, peak_rss_mb_small  peak resident memory of the run's process, at the largest size and at
+                                  a size 10x smaller
+
+Each run happens in a child process (`--child`) so that its peak memory is its own and the Prefect API
+(ephemeral, started before any timing) is warm, as a deployment's server is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+for path in (ROOT, ROOT / "src"):  # runnable from a checkout: `bench`, `flows` and `agent_signals`
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+LATENCY_MS = 200
+CONCURRENCY = 32
+MESSAGES_PER_USER = 10
+SIZES = {
+    # users: the largest run; read_users: rows of context.user_context for the read path;
+    # history_users: users of the history-growth runs; latency_users: users of the latency runs
+    "full": {"users": 10_000, "read_users": 100_000, "history_users": 2_000, "latency_users": 640},
+    "quick": {"users": 1_000, "read_users": 10_000, "history_users": 300, "latency_users": 320},
+}
+READ_SAMPLES = 5_000
+
+
+# --------------------------------------------------------------------------------------------------
+# Child: run the flow on each database given, print the figures as one JSON line.
+
+
+def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
+    from agent_signals.config import Settings
+    from agent_signals.runtime import apply_defaults
+
+    apply_defaults(Settings())
+    import asyncio
+
+    from prefect import flow
+
+    from flows.extract import extract_signals
+
+    @flow(name="bench-warm-up")
+    def warm_up() -> None:
+        """Starts the ephemeral Prefect API before anything is timed (a deployment's server is up)."""
+
+    warm_up()
+    full_refresh_s = []
+    if full_refreshes:
+        from agent_signals import views
+
+        settings = Settings(database_url=urls[0])
+        views.refresh(settings, full=True)  # warm-up: dbt parses its project once per process
+        full_refresh_s = [views.refresh(settings, full=True).seconds for _ in range(full_refreshes)]
+    runs = []
+    for url in urls:
+        os.environ["DATABASE_URL"] = url
+        started = time.perf_counter()
+        first = asyncio.run(extract_signals(kind="scheduled"))
+        wall = time.perf_counter() - started
+        record = {"wall_s": wall, "summary": first}
+        if reruns:
+            record["rerun"] = asyncio.run(extract_signals(kind="scheduled"))
+        runs.append(record)
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"runs": runs, "full_refresh_s": full_refresh_s, "peak_rss_mb": peak_kb / 1024}))
+
+
+def run_child(
+    urls: list[str], *, reruns: bool = False, full_refreshes: int = 0, env: dict[str, str] | None = None
+) -> dict:
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", ",".join(urls)]
+    command += ["--full-refreshes", str(full_refreshes)] + (["--reruns"] if reruns else [])
+    done = subprocess.run(
+        command, env={**os.environ, **(env or {})}, capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-3000:] + done.stderr[-6000:])
+        raise SystemExit(f"bench child failed (exit {done.returncode})")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def processing_s(record: dict) -> float:
+    """A run's wall time without the view refresh (reported apart)."""
+    return record["wall_s"] - record["summary"]["stage_seconds"].get("refresh", 0.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# Data
+
+
+def seed(url: str, users: int, messages_per_user: int = MESSAGES_PER_USER) -> None:
+    import psycopg
+
+    from agent_signals import demo
+    from agent_signals.config import Settings
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        demo.seed(conn, Settings(database_url=url), users=users, messages_per_user=messages_per_user)
+
+
+def add_new_messages(url: str, user_indexes: range, tag: str) -> int:
+    """One new flagged conversation (3 user messages, in the last hour) for each user given."""
+    import psycopg
+
+    from agent_signals import demo_data
+    from agent_signals.config import Settings
+    from agent_signals.load import ConversationIn, ConversationsFile, store
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    conversations = []
+    for index in user_indexes:
+        first = next(demo_data._user_conversations(index, seed=99, per_user=3, start=now))
+        record = first.record
+        conversations.append(
+            {
+                **record,
+                "conversation_id": f"{tag}-{record['conversation_id']}",
+                "extract": True,
+                "messages": [
+                    {
+                        **m,
+                        "message_id": f"{tag}-{m['message_id']}",
+                        "created_at": (now - timedelta(minutes=60 - i)).isoformat(),
+                    }
+                    for i, m in enumerate(record["messages"])
+                ],
+            }
+        )
+    data = ConversationsFile(conversations=[ConversationIn.model_validate(c) for c in conversations])
+    with psycopg.connect(url, autocommit=True) as conn:
+        return store(conn, Settings(database_url=url), data).messages_new
+
+
+def name_of(url: str) -> str:
+    from psycopg.conninfo import conninfo_to_dict
+
+    return str(conninfo_to_dict(url)["dbname"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Measurements
+
+
+def measure_runs(size: dict, reps: int, tell) -> dict:
+    """Overhead, model usage, rerun and peak memory at the largest size; peak memory 10x smaller."""
+    from bench import scratch
+
+    users = size["users"]
+    results: dict = {}
+    template = scratch.create("bench_tpl")
+    small = scratch.create("bench_tpl_small")
+    kept: list[str] = []
+    try:
+        tell(f"seeding {users:,} users ({MESSAGES_PER_USER} user messages each)")
+        seed(scratch.url_of(template), users)
+        seed(scratch.url_of(small), users // 10)
+        copies = [scratch.create("bench_run", template=template) for _ in range(reps)]
+        kept = copies
+        tell(f"{reps} scheduled runs over {users:,} users, each followed by an immediate rerun")
+        big = run_child([scratch.url_of(c) for c in copies], reruns=True)
+        tell(f"one run over {users // 10:,} users (memory at a size 10x smaller)")
+        little = run_child([scratch.url_of(small)])
+        runs = big["runs"]
+        first = runs[0]["summary"]
+        results.update(
+            overhead_users_per_s=statistics.median(r["summary"]["users"] / processing_s(r) for r in runs),
+            refresh_s=statistics.median(r["summary"]["stage_seconds"].get("refresh", 0.0) for r in runs),
+            run_s=statistics.median(r["wall_s"] for r in runs),
+            stages={
+                name: round(statistics.median(r["summary"]["stage_seconds"].get(name, 0.0) for r in runs), 3)
+                for name in first["stage_seconds"]
+            },
+            users=first["users"],
+            user_messages=first["messages"],
+            llm_calls_per_user=first["llm_calls"] / max(1, first["users"]),
+            prompt_tokens_per_user_message=first["prompt_tokens"] / max(1, first["messages"]),
+            rerun_llm_calls=max(r["rerun"]["llm_calls"] for r in runs),
+            failures=sum(r["summary"]["failures"] for r in runs),
+            peak_rss_mb=big["peak_rss_mb"],
+            peak_rss_mb_small=little["peak_rss_mb"],
+        )
+        # keep one populated database for the read path and the refresh measurements
+        results["_kept"] = copies[-1]
+        kept = copies[:-1]
+    finally:
+        for name in [template, small, *kept]:
+            scratch.drop(name)
+    return results
+
+
+def measure_latency(size: dict, reps: int, tell) -> dict:
+    from bench import scratch
+
+    users = size["latency_users"]
+    template = scratch.create("bench_tpl_latency")
+    copies: list[str] = []
+    try:
+        seed(scratch.url_of(template), users)
+        copies = [scratch.create("bench_latency", template=template) for _ in range(reps)]
+        tell(
+            f"{reps} runs over {users} users with a model latency of {LATENCY_MS} ms, concurrency {CONCURRENCY}"
+        )
+        env = {
+            "AGENT_SIGNALS_OFFLINE_LATENCY_MS": str(LATENCY_MS),
+            "AGENT_SIGNALS_CONCURRENCY": str(CONCURRENCY),
+        }
+        runs = run_child([scratch.url_of(c) for c in copies], env=env)["runs"]
+    finally:
+        for name in [template, *copies]:
+            scratch.drop(name)
+    ideal = CONCURRENCY / (LATENCY_MS / 1000)  # users per second if the model were always busy
+    rates = [r["summary"]["users"] / r["summary"]["stage_seconds"]["process"] for r in runs]
+    return {
+        "latency_efficiency": statistics.median(rates) / ideal,
+        "latency_users_per_s": statistics.median(rates),
+    }
+
+
+def measure_history(size: dict, reps: int, tell) -> dict:
+    """The same new messages (one new conversation for a quarter of the users) on top of a processed
+    history of 10 and of 100 user messages per user."""
+    from bench import scratch
+
+    users = size["history_users"]
+    templates = {factor: scratch.create(f"bench_tpl_history{factor}") for factor in (1, 10)}
+    copies: dict[int, list[str]] = {1: [], 10: []}
+    try:
+        tell(f"history: {users} users with 10 and with 100 processed user messages each")
+        for factor, name in templates.items():
+            seed(scratch.url_of(name), users, MESSAGES_PER_USER * factor)
+        run_child([scratch.url_of(name) for name in templates.values()])  # process the history
+        for name in templates.values():
+            add_new_messages(scratch.url_of(name), range(0, users, 4), "new")
+        for factor, name in templates.items():
+            copies[factor] = [scratch.create(f"bench_history{factor}", template=name) for _ in range(reps)]
+        order = [url for pair in zip(copies[1], copies[10], strict=True) for url in pair]  # interleaved
+        tell(f"{reps} runs over the same new messages at 1x and 10x history")
+        runs = run_child([scratch.url_of(name) for name in order])["runs"]
+    finally:
+        for name in [*templates.values(), *copies[1], *copies[10]]:
+            scratch.drop(name)
+    one = statistics.median(processing_s(r) for r in runs[0::2])
+    ten = statistics.median(processing_s(r) for r in runs[1::2])
+    return {"history_growth_ratio": ten / one, "history_run_s_1x": one, "history_run_s_10x": ten}
+
+
+def measure_refresh(database: str, size: dict, reps: int, tell) -> dict:
+    """Full rebuilds of the views, then runs that each touched 1% of the users (their own refresh), in one
+    process after one warm-up rebuild (dbt parses its project once per process)."""
+    from bench import scratch
+
+    users = size["users"]
+    touched = range(0, users, 100)
+    copies = [scratch.create("bench_refresh", template=database) for _ in range(reps)]
+    try:
+        for name in copies:
+            add_new_messages(scratch.url_of(name), touched, "touch")
+        tell(f"view refresh: {reps} full rebuilds, then {reps} runs touching {len(touched)} users (1%) each")
+        result = run_child([scratch.url_of(c) for c in copies], full_refreshes=reps)
+    finally:
+        for name in copies:
+            scratch.drop(name)
+    full = statistics.median(result["full_refresh_s"])
+    incremental = statistics.median(r["summary"]["stage_seconds"]["refresh"] for r in result["runs"])
+    return {
+        "refresh_full_s": full,
+        "refresh_touched_s": incremental,
+        "refresh_touched_ratio": incremental / full,
+    }
+
+
+def measure_reads(database: str, size: dict, reps: int, tell) -> dict:
+    """Point reads of context.user_context at `read_users` rows, beside primary-key reads of a plain table
+    with rows of the same text, interleaved on one connection (same server, same moment)."""
+    import psycopg
+
+    from bench import scratch
+
+    target = size["read_users"]
+    tell(f"read path: context.user_context grown to {target:,} users")
+    with psycopg.connect(scratch.url_of(database), autocommit=True) as conn:
+        have = conn.execute("select count(*) from context.user_context").fetchone()[0]
+        copies = -(-target // have) - 1
+        conn.execute(
+            """insert into context.user_context
+               (user_id, context_markdown, manual_count, core_count, contextual_count, summary, fingerprint,
+                refreshed_at)
+               select user_id || '~' || g, context_markdown, manual_count, core_count, contextual_count,
+                      summary, fingerprint, refreshed_at
+               from context.user_context, generate_series(1, %s) g""",
+            (copies,),
+        )
+        conn.execute(
+            "delete from context.user_context where user_id in (select user_id from context.user_context "
+            "order by user_id desc limit greatest(0, (select count(*) from context.user_context) - %s))",
+            (target,),
+        )
+        conn.execute("create table public.bench_pk (id text primary key, body text not null)")
+        conn.execute("insert into public.bench_pk select user_id, context_markdown from context.user_context")
+        conn.execute("vacuum analyze context.user_context")
+        conn.execute("vacuum analyze public.bench_pk")
+        ids = [row[0] for row in conn.execute("select user_id from context.user_context")]
+        rows = len(ids)
+        size_bytes = conn.execute(
+            "select avg(octet_length(context_markdown)) from context.user_context"
+        ).fetchone()[0]
+        read = "select context_markdown from context.user_context where user_id = %s"
+        pk = "select body from public.bench_pk where id = %s"
+        rounds = []
+        rng = random.Random(11)
+        for _ in range(reps):
+            times: dict[str, list[float]] = {read: [], pk: []}
+            for key in rng.sample(ids, min(READ_SAMPLES, rows)):
+                for statement in (read, pk) if rng.random() < 0.5 else (pk, read):
+                    started = time.perf_counter()
+                    conn.execute(statement, (key,), prepare=True).fetchone()
+                    times[statement].append((time.perf_counter() - started) * 1000)
+            rounds.append(
+                {q: (statistics.median(t), statistics.quantiles(t, n=100)[98]) for q, t in times.items()}
+            )
+    return {
+        "read_rows": rows,
+        "read_row_bytes": float(size_bytes),
+        "read_p50_ms": statistics.median(r[read][0] for r in rounds),
+        "read_p99_ms": statistics.median(r[read][1] for r in rounds),
+        "pk_p50_ms": statistics.median(r[pk][0] for r in rounds),
+        "pk_p99_ms": statistics.median(r[pk][1] for r in rounds),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Report
+
+TARGETS = {
+    "overhead_users_per_s": (">=", 1000),
+    "latency_efficiency": (">=", 0.9),
+    "llm_calls_per_user": ("<=", 1.1),
+    "prompt_tokens_per_user_message": ("<=", 130),
+    "rerun_llm_calls": ("==", 0),
+    "history_growth_ratio": ("<=", 1.2),
+    "read_p99_ms": ("<", 2.0),
+    "refresh_touched_ratio": ("<=", 0.05),
+}
+KEYS = (
+    "overhead_users_per_s", "latency_efficiency", "llm_calls_per_user", "prompt_tokens_per_user_message",
+    "rerun_llm_calls", "history_growth_ratio", "read_p50_ms", "read_p99_ms", "pk_p50_ms",
+    "refresh_touched_ratio", "peak_rss_mb", "peak_rss_mb_small", "refresh_s",
+)  # fmt: skip
+
+
+def verdict(key: str, value: float, figures: dict) -> str:
+    if key == "read_p50_ms":
+        return "met" if value <= 2 * figures["pk_p50_ms"] else "missed"
+    if key == "peak_rss_mb":
+        return "met" if value <= 1.2 * figures["peak_rss_mb_small"] else "missed"
+    if key not in TARGETS:
+        return ""
+    op, target = TARGETS[key]
+    ok = {">=": value >= target, "<=": value <= target, "<": value < target, "==": value == target}[op]
+    return "met" if ok else "missed"
+
+
+def target_text(key: str) -> str:
+    if key == "read_p50_ms":
+        return "<= 2x pk_p50_ms"
+    if key == "peak_rss_mb":
+        return "<= 1.2x peak_rss_mb_small"
+    if key in TARGETS:
+        op, target = TARGETS[key]
+        return f"{op} {target}"
+    return ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1,000 users, reads at 10,000")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of each timed run (median)")
+    parser.add_argument("--users", type=int, help="override the largest size (tests use tiny sizes)")
+    parser.add_argument("--read-users", type=int, help="override the size of the read-path table")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--reruns", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--full-refreshes", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child.split(","), args.reruns, args.full_refreshes)
+        return
+
+    from agent_signals.config import Settings
+    from agent_signals.runtime import apply_defaults
+
+    apply_defaults(Settings())
+    size = dict(SIZES["quick" if args.quick else "full"])
+    if args.users:
+        size.update(
+            users=args.users,
+            history_users=max(8, args.users // 4),
+            latency_users=max(CONCURRENCY, args.users // 4),
+        )
+    if args.read_users:
+        size["read_users"] = args.read_users
+    started = time.monotonic()
+
+    def tell(text: str) -> None:
+        print(f"[{time.monotonic() - started:6.0f}s] {text}", file=sys.stderr, flush=True)
+
+    from bench import scratch
+
+    figures = measure_runs(size, args.reps, tell)
+    kept = figures.pop("_kept")
+    try:
+        figures.update(measure_refresh(kept, size, args.reps, tell))
+        figures.update(measure_reads(kept, size, args.reps, tell))
+    finally:
+        scratch.drop(kept)
+    figures.update(measure_latency(size, args.reps, tell))
+    figures.update(measure_history(size, args.reps, tell))
+
+    print(f"machine: {os.cpu_count()} cores; {size['users']:,} users; medians of {args.reps}; "
+          f"{time.monotonic() - started:.0f} s in all")  # fmt: skip
+    print(f"{'figure':<34}{'value':>12}  {'target':<26}verdict")
+    for key in KEYS:
+        value = figures[key]
+        print(f"{key:<34}{value:>12.3f}  {target_text(key):<26}{verdict(key, value, figures)}")
+    print(f"stages of the largest run (s): {figures['stages']}")
+    print(
+        f"latency runs: {figures['latency_users_per_s']:.1f} users/s (ideal {CONCURRENCY / (LATENCY_MS / 1000):.0f}, "
+        f"L={LATENCY_MS} ms, C={CONCURRENCY}); history runs: {figures['history_run_s_1x']:.2f} s at 1x, "
+        f"{figures['history_run_s_10x']:.2f} s at 10x; refresh: full {figures['refresh_full_s']:.2f} s, "
+        f"1% touched {figures['refresh_touched_s']:.2f} s; reads over {figures['read_rows']:,} rows of "
+        f"{figures['read_row_bytes']:.0f} bytes"
+    )
+    out = {key: round(figures[key], 4) for key in KEYS}
+    out.update(
+        users=size["users"], read_users=figures["read_rows"], reps=args.reps, failures=figures["failures"]
+    )
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
