@@ -11,11 +11,12 @@ from prefect.runtime import flow_run
 from agent_signals import backfill, pipeline
 from agent_signals.config import Settings
 from agent_signals.source import Window
-from flows.extract import finish_run, process_shard
+from flows.extract import finish_run, process_shards
 from flows.report import publish_report
+from flows.runners import task_runner
 
 
-@flow(name="backfill-signals")
+@flow(name="backfill-signals", task_runner=task_runner(Settings()))
 async def backfill_signals(
     since: datetime,
     until: datetime,
@@ -44,8 +45,7 @@ async def backfill_signals(
             run.window = Window(until=end, since=start, users=window.users, ignore_watermarks=True)
             before = (run.stats.failures, sum(run.stats.skipped_users.values()))
             pending = await pipeline.scan(run)
-            for shard in pipeline.shards(pending, settings.shard_size):
-                await process_shard(run, shard)
+            await process_shards(run, pending)
             clean = (run.stats.failures, sum(run.stats.skipped_users.values())) == before
             if clean and not dry_run:  # a slice with failures or skipped users is redone next time
                 await pipeline.record_slice(run, key, start, end, pending)

@@ -13,12 +13,28 @@ from prefect.runtime import flow_run
 
 from agent_signals import finish, pipeline
 from agent_signals.config import Settings
+from agent_signals.runs import RunStats
+from agent_signals.source import Pending
 from flows.report import publish_report
+from flows.runners import task_runner
 
 
 @task(name="process-shard", cache_policy=NO_CACHE)
-async def process_shard(run: pipeline.RunContext, user_ids: list[str]) -> None:
-    await pipeline.process_shard(run, user_ids)
+async def process_shard(spec: pipeline.RunSpec, shard: pipeline.Shard) -> RunStats:
+    return await pipeline.run_shard(spec, shard)
+
+
+async def process_shards(run: pipeline.RunContext, pending: list[Pending]) -> None:
+    """Each shard is a task: one after the other in this process (each with bounded async concurrency),
+    or all at once on the flow's Dask task runner (AGENT_SIGNALS_RUNNER=dask)."""
+    shards = pipeline.shards(pending, run.settings)
+    if run.settings.runner == "dask":
+        futures = [process_shard.submit(run.spec(), shard) for shard in shards]
+        for future in futures:
+            await pipeline.merge(run, future.result())
+        return
+    for shard in shards:
+        await pipeline.merge(run, await process_shard(run.spec(), shard))
 
 
 async def finish_run(run: pipeline.RunContext) -> None:
@@ -32,13 +48,12 @@ async def finish_run(run: pipeline.RunContext) -> None:
     await finish.check_tables(run)
 
 
-@flow(name="extract-signals")
+@flow(name="extract-signals", task_runner=task_runner(Settings()))
 async def extract_signals(kind: str = "scheduled") -> dict:
     settings = Settings()
     async with pipeline.open_run(settings, kind=kind, flow_run_id=flow_run.get_id()) as run:
         await pipeline.embed_missing(run)
-        for shard in pipeline.shards(await pipeline.scan(run), settings.shard_size):
-            await process_shard(run, shard)
+        await process_shards(run, await pipeline.scan(run))
         await finish_run(run)
     await publish_report(run)
     return run.summary()

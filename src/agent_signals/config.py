@@ -6,7 +6,7 @@ Nothing in the package reads the environment anywhere else.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -108,7 +108,25 @@ class Settings(BaseSettings):
     schedule_timezone: str | None = Field(
         default=None, description="Timezone of that cron (unset: deploy/prefect.yaml's)."
     )
-    shard_size: int = Field(default=500, ge=1, description="Users loaded and processed per batch.")
+    shards: int = Field(
+        default=16, ge=1, le=4096, description="Stable-hash buckets users are sharded into (unit of work)."
+    )
+    shard_size: int = Field(
+        default=500, ge=1, description="Users per Prefect task at most (a larger shard is cut in parts)."
+    )
+    runner: Literal["local", "dask"] = Field(
+        default="local",
+        description="Where shards run: in the flow's process (bounded async concurrency) or on Dask.",
+    )
+    dask_address: str | None = Field(
+        default=None, description="Dask scheduler address for runner=dask; unset: a local cluster."
+    )
+    dask_workers: int = Field(default=2, ge=1, description="Worker processes of that local Dask cluster.")
+    prefect_rate_limit: str | None = Field(
+        default=None,
+        description="Name of a Prefect global concurrency limit (with slot decay) every model call occupies "
+        "one slot of: one request rate across all workers.",
+    )
 
     @field_validator("kinds", "exclusive_kinds", mode="before")
     @classmethod

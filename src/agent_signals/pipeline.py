@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -50,6 +51,7 @@ class RunContext:
     dry_run: bool = False
     status: str = "running"
     progress: Callable[[int, int], None] | None = None  # (users, messages) done, for progress bars
+    already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
 
     @property
     def until(self) -> datetime:
@@ -58,10 +60,22 @@ class RunContext:
     @property
     def budget_exhausted(self) -> bool:
         """The run's token or cost budget is spent: no new user is started."""
-        s, settings = self.stats, self.settings
-        tokens = s.prompt_tokens + s.completion_tokens + s.embedding_tokens
+        settings = self.settings
+        tokens, cost = self.spent
         return (settings.max_run_tokens is not None and tokens >= settings.max_run_tokens) or (
-            settings.max_run_cost_usd is not None and s.cost_usd >= settings.max_run_cost_usd
+            settings.max_run_cost_usd is not None and cost >= settings.max_run_cost_usd
+        )
+
+    @property
+    def spent(self) -> tuple[int, float]:
+        s = self.stats
+        tokens = s.prompt_tokens + s.completion_tokens + s.embedding_tokens
+        return self.already_spent[0] + tokens, self.already_spent[1] + s.cost_usd
+
+    def spec(self) -> RunSpec:
+        """What a shard's worker needs to join this run (picklable: sent to Dask workers)."""
+        return RunSpec(
+            self.settings, self.run_id, self.kind, self.window, self.prompt_version, self.dry_run, self.spent
         )
 
     @property
@@ -140,7 +154,7 @@ async def open_run(
     pool = AsyncConnectionPool(
         url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
     )
-    limiter = llm.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
+    limiter = _limiter(settings)
     ctx = RunContext(
         settings,
         uuid4(),
@@ -250,9 +264,94 @@ async def embed_missing(ctx: RunContext) -> int:
     return usage.signals
 
 
-def shards(pending: list[Pending], size: int) -> Iterator[list[str]]:
-    for start in range(0, len(pending), size):
-        yield [p.user_id for p in pending[start : start + size]]
+@dataclass(frozen=True)
+class RunSpec:
+    """A run as a shard's worker sees it: in this process, in a Dask worker or in another flow run."""
+
+    settings: Settings
+    run_id: UUID
+    kind: str
+    window: Window
+    prompt_version: str
+    dry_run: bool
+    already_spent: tuple[int, float]  # for the budget: what the run had spent when the shard was handed out
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The unit of work and of retry: users of one stable-hash bucket, at most shard_size of them."""
+
+    number: int  # shard_of(user_id) of every user in it
+    part: int  # which slice of the bucket (a bucket larger than shard_size is cut in parts)
+    user_ids: tuple[str, ...]
+
+
+def shard_of(user_id: str, shards: int) -> int:
+    """A user's shard: stable across runs, processes and machines (md5, not Python's salted hash)."""
+    digest = hashlib.md5(user_id.encode(), usedforsecurity=False).digest()
+    return int.from_bytes(digest[:4], "big") % shards
+
+
+def shards(pending: list[Pending], settings: Settings) -> Iterator[Shard]:
+    """The run's pending users by shard (AGENT_SIGNALS_SHARDS buckets), each cut in parts of at most
+    AGENT_SIGNALS_SHARD_SIZE users."""
+    buckets: dict[int, list[str]] = {}
+    for p in pending:
+        buckets.setdefault(shard_of(p.user_id, settings.shards), []).append(p.user_id)
+    size = settings.shard_size
+    for number in sorted(buckets):
+        users = sorted(buckets[number])
+        for part, start in enumerate(range(0, len(users), size)):
+            yield Shard(number, part, tuple(users[start : start + size]))
+
+
+@asynccontextmanager
+async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
+    """A context for a shard of a run started elsewhere: its own pool and its own connection for the
+    users' locks; its figures are returned to the run (merge), which alone writes the ledger."""
+    settings = spec.settings
+    url = db.database_url(settings)
+    llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
+    ledger = await db.aconnect(url, autocommit=True)
+    pool = AsyncConnectionPool(
+        url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
+    )
+    try:
+        await pool.open(wait=True)
+        yield RunContext(
+            settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),
+            _limiter(settings), spec.dry_run, progress=_progress_listener, already_spent=spec.already_spent,
+        )  # fmt: skip
+    finally:
+        await pool.close()
+        await ledger.close()
+
+
+def _limiter(settings: Settings) -> llm.RateLimiter:
+    """One limiter per process and event loop: the shards of a run processed here share the model's
+    limits (across processes, AGENT_SIGNALS_PREFECT_RATE_LIMIT paces calls through Prefect)."""
+    global _shared_limiter
+    key = (settings.requests_per_minute, settings.tokens_per_minute, asyncio.get_running_loop())
+    if _shared_limiter is None or _shared_limiter[0] != key:
+        _shared_limiter = (key, llm.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute))
+    return _shared_limiter[1]
+
+
+_shared_limiter: tuple[tuple, llm.RateLimiter] | None = None
+
+
+async def run_shard(spec: RunSpec, shard: Shard) -> runs.RunStats:
+    """Process one shard of a run (anywhere) and return its figures."""
+    async with join_run(spec) as worker:
+        await process_shard(worker, list(shard.user_ids))
+    return worker.stats
+
+
+async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
+    """Add a shard's figures to the run's and write the ledger (not for a dry run)."""
+    ctx.stats.merge(shard_stats)
+    if not ctx.dry_run:
+        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
 
 
 @stage("process")
@@ -270,8 +369,6 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
         await _process_locked(ctx, locked)
     finally:
         await runs.unlock_users(ctx.ledger, ctx.settings, locked)
-    if not ctx.dry_run:
-        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
 
 
 async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
@@ -288,9 +385,8 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     )
     for user_id, reason in rejected.items():
         await _fail(ctx, user_id, "validate", "quality_gate", reason)
-    await asyncio.gather(
-        *(apply_safely(ctx, b, r, slots) for user_id, (b, r) in ready.items() if user_id not in rejected)
-    )
+    passed = await embed_safely(ctx, {u: pair for u, pair in ready.items() if u not in rejected})
+    await asyncio.gather(*(apply_safely(ctx, b, r, slots) for b, r in passed.values()))
     done = [b for b, _p in extracted if b.user_id in started]
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
@@ -326,23 +422,51 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     clean = len(calls) == 1 and not screened.rejected and not screened.quarantine and ctx.settings.summaries
     if not clean or (summary and sensitive_kinds(summary)):
         summary = None
-    return Extracted(await _embed(ctx, screened.keep), screened.quarantine, summary)
+    return Extracted(screened.keep, screened.quarantine, summary)
 
 
-async def _embed(ctx: RunContext, proposals: list[Proposal]) -> list[Proposal]:
-    """One embedding call for all of a user's proposals (none when there is nothing to write)."""
-    if not proposals:
-        return proposals
-    result = await llm.embed([p.content for p in proposals], ctx.settings)
-    ctx.stats.embedding_calls += 1
-    ctx.stats.embedding_tokens += result.prompt_tokens
-    ctx.stats.cost_usd += result.cost_usd
-    return [replace(p, embedding=tuple(v)) for p, v in zip(proposals, result.vectors, strict=True)]
+EMBED_BATCH = 256  # texts per embedding call
+
+
+async def embed_safely(
+    ctx: RunContext, ready: dict[str, tuple[UserBatch, Extracted]]
+) -> dict[str, tuple[UserBatch, Extracted]]:
+    """Embed the proposals of all the batch's users in as few calls as possible (EMBED_BATCH texts each,
+    none when there is nothing to write). Never raises: the users of a failed call are recorded and left
+    out (retried next run); the others are returned with their proposals embedded."""
+    texts = [(user_id, i, p.content) for user_id, (_b, e) in ready.items() for i, p in enumerate(e.proposals)]
+    vectors: dict[tuple[str, int], tuple[float, ...]] = {}
+    failed: set[str] = set()
+    for start in range(0, len(texts), EMBED_BATCH):
+        chunk = texts[start : start + EMBED_BATCH]
+        try:
+            result = await llm.embed([text for _u, _i, text in chunk], ctx.settings)
+        except llm.ModelUnavailable as exc:
+            for user_id in sorted({u for u, _i, _t in chunk} - failed):
+                failed.add(user_id)
+                await _fail(ctx, user_id, "embed", exc.kind, str(exc))
+            continue
+        ctx.stats.embedding_calls += 1
+        ctx.stats.embedding_tokens += result.prompt_tokens
+        ctx.stats.cost_usd += result.cost_usd
+        for (user_id, i, _t), vector in zip(chunk, result.vectors, strict=True):
+            vectors[user_id, i] = tuple(vector)
+    return {
+        user_id: (batch, replace(extracted, proposals=[
+            replace(p, embedding=vectors[user_id, i]) for i, p in enumerate(extracted.proposals)
+        ]))
+        for user_id, (batch, extracted) in ready.items()
+        if user_id not in failed
+    }  # fmt: skip
 
 
 async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
     """One model call of this run, paced by the run's rate limits and counted in its figures."""
     await ctx.limiter.acquire(llm.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
+    if ctx.settings.prefect_rate_limit:  # one pace for every process and worker of the deployment
+        from prefect.concurrency.asyncio import rate_limit
+
+        await rate_limit(ctx.settings.prefect_rate_limit, occupy=1)
     completion = await llm.complete(prompt, ctx.settings)
     stats = ctx.stats
     stats.llm_calls += 1

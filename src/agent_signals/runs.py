@@ -43,6 +43,17 @@ class RunStats:
     refresh_s: float | None = None
     stage_seconds: Counter[str] = field(default_factory=Counter)  # wall time by stage (scan, process, ...)
 
+    def merge(self, other: RunStats) -> None:
+        """Add the figures of a part of the run (a shard processed elsewhere)."""
+        for name in ("users", "conversations", "messages", "llm_calls", "prompt_tokens", "completion_tokens",
+                     "cost_usd", "embedding_calls", "embedding_tokens", "failures"):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds"):
+            getattr(self, name).update(getattr(other, name))
+        self.warnings.extend(other.warnings)
+        for seconds, user_id in other.slowest:
+            self.note_duration(user_id, seconds)
+
     def note_duration(self, user_id: str, seconds: float) -> None:
         if len(self.slowest) < SLOWEST_KEPT:
             heapq.heappush(self.slowest, (seconds, user_id))

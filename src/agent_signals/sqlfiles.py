@@ -9,10 +9,10 @@ from agent_signals.config import Settings
 
 
 @cache
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+def _read(project_dir: Path, name: str) -> str:
+    return (project_dir / "sql" / "queries" / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def query(settings: Settings, name: str) -> str:
     """The text of sql/queries/NAME.sql (named parameters in psycopg's %(name)s style)."""
-    return _read(settings.sql_dir / "queries" / f"{name}.sql")
+    return _read(settings.project_dir, name)

@@ -1,0 +1,70 @@
+"""Sharding and distribution: users are sharded by a stable hash; a shard is the unit of work and of retry;
+the same flow runs its shards in one process or on a Dask cluster (a local one here), with equal results."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psycopg
+import pytest
+
+from agent_signals.config import Settings
+from agent_signals.pipeline import Pending, shard_of, shards
+from agent_signals.runs import RunStats
+from flows.extract import extract_signals
+from tests.test_crash import FINAL, USERS, reference_and_twin
+
+
+def test_shard_of_is_a_stable_hash():
+    # md5-based: the same on every machine and process, unlike Python's salted hash()
+    assert [shard_of(u, 16) for u in ("u000001", "alice", "bob@example.com")] == [
+        shard_of(u, 16) for u in ("u000001", "alice", "bob@example.com")
+    ]
+    assert shard_of("alice", 16) == int.from_bytes(bytes.fromhex("6384e2b2"), "big") % 16  # md5("alice")
+    spread = {shard_of(f"u{i:06d}", 16) for i in range(500)}
+    assert spread == set(range(16))
+
+
+def test_shards_cover_every_pending_user_once_in_parts_of_at_most_shard_size():
+    settings = Settings(shards=4, shard_size=3)
+    pending = [Pending(f"u{i:03d}", 2) for i in range(40)]
+    cut = list(shards(pending, settings))
+    users = [u for shard in cut for u in shard.user_ids]
+    assert sorted(users) == [p.user_id for p in pending]
+    assert all(len(shard.user_ids) <= 3 for shard in cut)
+    assert all(shard_of(u, 4) == shard.number for shard in cut for u in shard.user_ids)
+    assert cut == list(shards(list(reversed(pending)), settings))  # the order of the scan does not matter
+
+
+def test_run_stats_merge_adds_every_figure():
+    a, b = RunStats(users=2, llm_calls=2, cost_usd=0.5), RunStats(users=3, llm_calls=1, failures=1)
+    a.actions["created"], b.actions["created"] = 2, 5
+    b.stage_seconds["process"] = 1.5
+    b.note_duration("u1", 2.0)
+    a.merge(b)
+    assert (a.users, a.llm_calls, a.failures, a.cost_usd) == (5, 3, 1, 0.5)
+    assert a.actions["created"] == 7 and a.stage_seconds["process"] == 1.5 and a.slowest == [(2.0, "u1")]
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_run_on_a_local_dask_cluster_equals_a_run_in_one_process(new_database, monkeypatch):
+    from prefect_dask import DaskTaskRunner
+
+    reference, distributed = reference_and_twin(new_database, monkeypatch)
+    monkeypatch.setenv("DATABASE_URL", distributed)
+    monkeypatch.setenv("AGENT_SIGNALS_RUNNER", "dask")
+    monkeypatch.setenv("AGENT_SIGNALS_SHARDS", "4")
+    monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "3")  # 16 users: at least 6 tasks over 2 workers
+    cluster = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    flow = extract_signals.with_options(task_runner=DaskTaskRunner(cluster_kwargs=cluster))
+    summary = asyncio.run(flow(kind="manual"))
+    assert summary["status"] == "succeeded" and summary["users"] == USERS
+    assert summary["llm_calls_by_purpose"] == {"extract": USERS}
+    with psycopg.connect(distributed, autocommit=True) as conn:
+        got = conn.execute(FINAL).fetchall()
+        ledger = conn.execute("select users, llm_calls, status from ops.runs").fetchall()
+    with psycopg.connect(reference, autocommit=True) as conn:
+        assert got == conn.execute(FINAL).fetchall()
+    assert ledger == [(USERS, USERS, "succeeded")]  # the shards' figures, merged into the run's row
