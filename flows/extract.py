@@ -7,6 +7,9 @@ scan -> (per shard) lock users -> load -> extract -> validate -> quality gate ->
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
+
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
@@ -25,16 +28,25 @@ async def process_shard(spec: pipeline.RunSpec, shard: pipeline.Shard) -> RunSta
 
 
 async def process_shards(run: pipeline.RunContext, pending: list[Pending]) -> None:
-    """Each shard is a task: one after the other in this process (each with bounded async concurrency),
-    or all at once on the flow's Dask task runner (AGENT_SIGNALS_RUNNER=dask)."""
-    shards = pipeline.shards(pending, run.settings)
+    """Each shard is a task: AGENT_SIGNALS_SHARDS_IN_FLIGHT at a time in this process (sharing its model
+    concurrency and rate limits), or all at once on the flow's Dask task runner (AGENT_SIGNALS_RUNNER=dask)."""
+    with pipeline.timed(run, "shards"):  # wall time of all shards (stage "process" sums the shards' own)
+        await _process(run, pipeline.shards(pending, run.settings))
+
+
+async def _process(run: pipeline.RunContext, shards: Iterable[pipeline.Shard]) -> None:
     if run.settings.runner == "dask":
         futures = [process_shard.submit(run.spec(), shard) for shard in shards]
         for future in futures:
             await pipeline.merge(run, future.result())
         return
-    for shard in shards:
-        await pipeline.merge(run, await process_shard(run.spec(), shard))
+    in_flight = asyncio.Semaphore(run.settings.shards_in_flight)
+
+    async def one(shard: pipeline.Shard) -> None:
+        async with in_flight:
+            await pipeline.merge(run, await process_shard(run.spec(), shard))
+
+    await asyncio.gather(*(one(shard) for shard in shards))
 
 
 async def finish_run(run: pipeline.RunContext) -> None:

@@ -4,7 +4,7 @@ insert into signals.signals as s (
 )
 values (
     %(signal_id)s, %(user_id)s, %(content)s, %(normalized)s, %(kind)s, %(tier)s, 'inferred', 'active',
-    1, %(first_seen_at)s, %(last_seen_at)s, %(embedding)s::vector
+    %(mentions)s, %(first_seen_at)s, %(last_seen_at)s, %(embedding)s::vector
 )
 on conflict (signal_id) do nothing
-returning signal_id
+returning signal_id, to_jsonb(s) - 'embedding' as snapshot

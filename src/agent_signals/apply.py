@@ -86,10 +86,10 @@ class _Writer:
 
     async def cite(self, signal_id: UUID, proposal: Proposal) -> int:
         """Insert the proposal's evidence; returns how many messages are newly cited."""
-        added = 0
-        for cite in proposal.evidence:
-            cur = await self.conn.execute(
-                query(self.settings, "insert_evidence"),
+        cur = self.conn.cursor()
+        await cur.executemany(  # pipelined: one round trip for all of them
+            query(self.settings, "insert_evidence"),
+            [
                 {
                     "signal_id": signal_id,
                     "conversation_id": cite.message.conversation_id,
@@ -97,10 +97,11 @@ class _Writer:
                     "quote": cite.quote,
                     "message_at": cite.message.created_at,
                     "run_id": self.prov.run_id,
-                },
-            )
-            added += cur.rowcount
-        return added
+                }
+                for cite in proposal.evidence
+            ],
+        )
+        return cur.rowcount  # the sum over the statements
 
     async def reinforce(self, signal_id: UUID, before: dict, proposal: Proposal) -> None:
         if await self.cite(signal_id, proposal) == 0:
@@ -147,15 +148,18 @@ class _Writer:
             "first_seen_at": min(seen),
             "last_seen_at": max(seen),
             "embedding": vector_text(proposal.embedding),
+            # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
+            "mentions": len({(c.message.conversation_id, c.message.message_id) for c in proposal.evidence}),
         }
-        if await self.one("insert_signal", params) is None:
+        created = await self.one("insert_signal", params)
+        if created is None:
             # the deterministic id is taken by a signal whose text was later updated away from this one
             params["signal_id"] = uuid4()
-            await self.one("insert_signal", params)
+            created = await self.one("insert_signal", params)
+        assert created is not None
         signal_id = params["signal_id"]
         await self.cite(signal_id, proposal)
-        after = await self.one("sync_mentions", {"signal_id": signal_id})
-        await self.event(signal_id, "create", None, after["snapshot"])
+        await self.event(signal_id, "create", None, created["snapshot"])
         self.touched.add(signal_id)
         self.counts["created"] += 1
 

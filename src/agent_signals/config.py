@@ -109,10 +109,17 @@ class Settings(BaseSettings):
         default=None, description="Timezone of that cron (unset: deploy/prefect.yaml's)."
     )
     shards: int = Field(
-        default=16, ge=1, le=4096, description="Stable-hash buckets users are sharded into (unit of work)."
+        default=4, ge=1, le=4096, description="Stable-hash buckets users are sharded into (unit of work)."
     )
     shard_size: int = Field(
         default=500, ge=1, description="Users per Prefect task at most (a larger shard is cut in parts)."
+    )
+    shards_in_flight: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="Shards processed at once by the local runner: one shard's writes overlap the next "
+        "one's model calls (model calls in flight stay within AGENT_SIGNALS_CONCURRENCY).",
     )
     runner: Literal["local", "dask"] = Field(
         default="local",

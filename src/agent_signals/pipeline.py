@@ -10,7 +10,7 @@ import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import ParamSpec, TypeVar
@@ -47,7 +47,7 @@ class RunContext:
     pool: AsyncConnectionPool
     ledger: psycopg.AsyncConnection  # also holds the run's lock and its users' locks
     stats: runs.RunStats
-    limiter: llm.RateLimiter
+    pacing: Pacing
     dry_run: bool = False
     status: str = "running"
     progress: Callable[[int, int], None] | None = None  # (users, messages) done, for progress bars
@@ -105,21 +105,28 @@ class RunContext:
         }
 
 
+@contextmanager
+def timed(ctx: RunContext, name: str) -> Iterator[None]:
+    """Add the wall time of the block to the run's figures under `name`."""
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        ctx.stats.stage_seconds[name] += time.monotonic() - started
+
+
 def stage(name: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
     """Add the wall time of a stage function (first argument: the RunContext) to the run's figures."""
 
     def wrap(function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         @functools.wraps(function)
-        async def timed(*args: P.args, **kwargs: P.kwargs) -> R:
-            started = time.monotonic()
-            try:
+        async def run_timed(*args: P.args, **kwargs: P.kwargs) -> R:
+            ctx = args[0]
+            assert isinstance(ctx, RunContext)
+            with timed(ctx, name):
                 return await function(*args, **kwargs)
-            finally:
-                ctx = args[0]
-                assert isinstance(ctx, RunContext)
-                ctx.stats.stage_seconds[name] += time.monotonic() - started
 
-        return timed
+        return run_timed
 
     return wrap
 
@@ -154,7 +161,7 @@ async def open_run(
     pool = AsyncConnectionPool(
         url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
     )
-    limiter = _limiter(settings)
+    pacing = _pacing(settings)
     ctx = RunContext(
         settings,
         uuid4(),
@@ -164,7 +171,7 @@ async def open_run(
         pool,
         ledger,
         runs.RunStats(),
-        limiter,
+        pacing,
         dry_run,
         progress=_progress_listener,
     )
@@ -320,24 +327,34 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
         await pool.open(wait=True)
         yield RunContext(
             settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),
-            _limiter(settings), spec.dry_run, progress=_progress_listener, already_spent=spec.already_spent,
+            _pacing(settings), spec.dry_run, progress=_progress_listener, already_spent=spec.already_spent,
         )  # fmt: skip
     finally:
         await pool.close()
         await ledger.close()
 
 
-def _limiter(settings: Settings) -> llm.RateLimiter:
-    """One limiter per process and event loop: the shards of a run processed here share the model's
-    limits (across processes, AGENT_SIGNALS_PREFECT_RATE_LIMIT paces calls through Prefect)."""
-    global _shared_limiter
-    key = (settings.requests_per_minute, settings.tokens_per_minute, asyncio.get_running_loop())
-    if _shared_limiter is None or _shared_limiter[0] != key:
-        _shared_limiter = (key, llm.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute))
-    return _shared_limiter[1]
+@dataclass
+class Pacing:
+    """What every shard processed in one process (and event loop) shares: the model's rate limits and
+    the number of extractions in flight (AGENT_SIGNALS_CONCURRENCY), however many shards run at once.
+    Across processes, AGENT_SIGNALS_PREFECT_RATE_LIMIT paces calls through Prefect."""
+
+    limiter: llm.RateLimiter
+    model_slots: asyncio.Semaphore
 
 
-_shared_limiter: tuple[tuple, llm.RateLimiter] | None = None
+def _pacing(settings: Settings) -> Pacing:
+    global _shared_pacing
+    key = (settings.requests_per_minute, settings.tokens_per_minute, settings.concurrency,
+           asyncio.get_running_loop())  # fmt: skip
+    if _shared_pacing is None or _shared_pacing[0] != key:
+        limiter = llm.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
+        _shared_pacing = (key, Pacing(limiter, asyncio.Semaphore(settings.concurrency)))
+    return _shared_pacing[1]
+
+
+_shared_pacing: tuple[tuple, Pacing] | None = None
 
 
 async def run_shard(spec: RunSpec, shard: Shard) -> runs.RunStats:
@@ -374,19 +391,24 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
 async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     if not user_ids:
         return
-    async with ctx.pool.connection() as conn:
-        batches = await load_batches(conn, ctx.settings, user_ids, ctx.window)
-    slots = asyncio.Semaphore(ctx.settings.concurrency)
+    with timed(ctx, "process.load"):
+        async with ctx.pool.connection() as conn:
+            batches = await load_batches(conn, ctx.settings, user_ids, ctx.window)
+    slots = asyncio.Semaphore(ctx.settings.concurrency)  # this shard's writes (its pool's connections)
     started: dict[str, float] = {}
-    extracted = await asyncio.gather(*(extract_safely(ctx, batch, slots, started) for batch in batches))
+    with timed(ctx, "process.extract"):
+        extracted = await asyncio.gather(*(extract_safely(ctx, batch, started) for batch in batches))
     ready = {batch.user_id: (batch, result) for batch, result in extracted if result is not None}
-    rejected = await asyncio.to_thread(
-        quality.gate_proposals, ctx.settings, {user_id: r.proposals for user_id, (_b, r) in ready.items()}
-    )
+    with timed(ctx, "process.gate"):
+        rejected = await asyncio.to_thread(
+            quality.gate_proposals, ctx.settings, {user_id: r.proposals for user_id, (_b, r) in ready.items()}
+        )
     for user_id, reason in rejected.items():
         await _fail(ctx, user_id, "validate", "quality_gate", reason)
-    passed = await embed_safely(ctx, {u: pair for u, pair in ready.items() if u not in rejected})
-    await asyncio.gather(*(apply_safely(ctx, b, r, slots) for b, r in passed.values()))
+    with timed(ctx, "process.embed"):
+        passed = await embed_safely(ctx, {u: pair for u, pair in ready.items() if u not in rejected})
+    with timed(ctx, "process.apply"):
+        await asyncio.gather(*(apply_safely(ctx, b, r, slots) for b, r in passed.values()))
     done = [b for b, _p in extracted if b.user_id in started]
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
@@ -462,7 +484,7 @@ async def embed_safely(
 
 async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
     """One model call of this run, paced by the run's rate limits and counted in its figures."""
-    await ctx.limiter.acquire(llm.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
+    await ctx.pacing.limiter.acquire(llm.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
     if ctx.settings.prefect_rate_limit:  # one pace for every process and worker of the deployment
         from prefect.concurrency.asyncio import rate_limit
 
@@ -490,11 +512,11 @@ def reconciler(ctx: RunContext) -> Decide:
 
 
 async def extract_safely(
-    ctx: RunContext, batch: UserBatch, slots: asyncio.Semaphore, started: dict[str, float]
+    ctx: RunContext, batch: UserBatch, started: dict[str, float]
 ) -> tuple[UserBatch, Extracted | None]:
     """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
     budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
-    async with slots:
+    async with ctx.pacing.model_slots:
         stats = ctx.stats
         if ctx.budget_exhausted:
             stats.skipped_users["budget"] += 1

@@ -34,6 +34,13 @@ def _context() -> Any:
     return context
 
 
+@cache
+def _proposals_batches() -> Any:
+    """One dataframe asset for every shard's proposals (each validation passes its own dataframe)."""
+    source = _context().data_sources.add_or_update_pandas("proposals")
+    return source.add_dataframe_asset(name="proposals").add_batch_definition_whole_dataframe("all")
+
+
 def _proposals_suite(settings: Settings) -> Any:
     import great_expectations as gx
 
@@ -74,12 +81,10 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
     import pandas as pd
 
     frame = pd.DataFrame(rows)
-    context = _context()
-    source = context.data_sources.add_or_update_pandas("proposals")
-    asset = source.add_dataframe_asset(name=f"shard-{id(frame)}")
-    batch_definition = asset.add_batch_definition_whole_dataframe("all")
-    result = batch_definition.get_batch(batch_parameters={"dataframe": frame}).validate(
-        _proposals_suite(settings), result_format="COMPLETE"
+    result = (
+        _proposals_batches()
+        .get_batch(batch_parameters={"dataframe": frame})
+        .validate(_proposals_suite(settings), result_format="COMPLETE")
     )
     failed: dict[str, str] = {}
     for outcome in result.results:

@@ -218,13 +218,11 @@ class RefreshPlan:
 
 
 def plan_key(settings: Settings) -> str:
-    """Hash of what the compiled SQL depends on: the dbt project's files, dbt's version, the connection's
-    database and user (relation names carry the database)."""
+    """Hash of what the compiled SQL depends on: the dbt project's files and dbt's version (the plan names
+    relations without their database, so one plan serves every database of a server)."""
     from dbt.version import __version__ as dbt_version
 
     digest = hashlib.sha256(f"{PLAN_FORMAT}:{dbt_version}".encode())
-    env = connection_env(db.database_url(settings))
-    digest.update(f"{env[ENV_PREFIX + 'DBNAME']}:{env[ENV_PREFIX + 'USER']}".encode())
     project = project_dir(settings)
     for path in sorted(project.rglob("*")):
         relative = path.relative_to(project)
@@ -264,6 +262,13 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
     if not result.success:
         detail = " ".join(str(result.exception or "; ".join(_failures(result)) or "see the dbt log").split())
         raise _build_failed(f"dbt compile of the context views failed: {detail[:500]}", settings)
+    database = (
+        '"' + connection_env(db.database_url(settings))[ENV_PREFIX + "DBNAME"].replace('"', '""') + '".'
+    )
+
+    def local(text: str) -> str:  # "db"."schema"."name" -> "schema"."name": the plan fits any database
+        return text.replace(database, "")
+
     nodes = json.loads((target / "manifest.json").read_text())["nodes"]
     models = {
         node_id: node
@@ -287,7 +292,7 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
                 f"{node_id} did not compile as an incremental refresh of touched users", settings
             )
     tests = [
-        CompiledNode(node["name"], node["compiled_code"], severity=str(node["config"].get("severity", "error")).lower())
+        CompiledNode(node["name"], local(node["compiled_code"]), severity=str(node["config"].get("severity", "error")).lower())
         for node_id, node in sorted(nodes.items())
         if node["resource_type"] == "test" and node.get("compiled_code")
         and any(parent in models for parent in node["depends_on"]["nodes"])
@@ -295,7 +300,9 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
     return RefreshPlan(
         key,
         tuple(
-            CompiledNode(models[n]["name"], models[n]["compiled_code"], models[n]["relation_name"])
+            CompiledNode(
+                models[n]["name"], local(models[n]["compiled_code"]), local(models[n]["relation_name"])
+            )
             for n in order
         ),
         tuple(tests),
