@@ -9,17 +9,19 @@
 from __future__ import annotations
 
 import logging
+import threading
 import warnings
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from agent_signals.config import Settings
 from agent_signals.sqlfiles import query
 from agent_signals.validate import MAX_CONTENT_CHARS, Proposal
 
 log = logging.getLogger(__name__)
+_GATE_LOCK = threading.Lock()
 
 
 @cache
@@ -32,13 +34,6 @@ def _context() -> Any:
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     return context
-
-
-@cache
-def _proposals_batches() -> Any:
-    """One dataframe asset for every shard's proposals (each validation passes its own dataframe)."""
-    source = _context().data_sources.add_or_update_pandas("proposals")
-    return source.add_dataframe_asset(name="proposals").add_batch_definition_whole_dataframe("all")
 
 
 def _proposals_suite(settings: Settings) -> Any:
@@ -81,11 +76,17 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
     import pandas as pd
 
     frame = pd.DataFrame(rows)
-    result = (
-        _proposals_batches()
-        .get_batch(batch_parameters={"dataframe": frame})
-        .validate(_proposals_suite(settings), result_format="COMPLETE")
-    )
+    with _GATE_LOCK:  # one validation at a time in a process (shards in flight share the GX context)
+        source = _context().data_sources.add_or_update_pandas("proposals")
+        name = f"shard-{uuid4().hex}"
+        asset = source.add_dataframe_asset(name=name)
+        try:
+            batch = asset.add_batch_definition_whole_dataframe("all").get_batch(
+                batch_parameters={"dataframe": frame}
+            )
+            result = batch.validate(_proposals_suite(settings), result_format="COMPLETE")
+        finally:
+            source.delete_asset(name)  # one asset per validation (GX caches metrics by batch): none kept
     failed: dict[str, str] = {}
     for outcome in result.results:
         config = outcome.expectation_config
