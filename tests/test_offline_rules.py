@@ -415,3 +415,117 @@ def test_communication_and_writing_need_an_answer_or_style_word(text, kind):
 
 def test_a_skill_held_for_years_needs_to_be_named():
     assert one("I've been doing it for ten years.") == []
+
+
+# Durable negations: a habit or taste the speaker lacks, what they have never done, what they no longer do
+# and what they cannot do are facts about them; negated states, events, possessions and modals are not.
+@pytest.mark.parametrize(
+    ("text", "kind", "content", "quote"),
+    [
+        ("I don't drink coffee, so tea for the offsite please.", "preference", "Does not drink coffee",
+         "I don't drink coffee"),
+        ("Honestly I don't use Windows at all.", "personal", "Does not use Windows at all",
+         "Honestly I don't use Windows at all"),
+        ("I don't often write Java.", "personal", "Does not often write Java", "I don't often write Java"),
+        ("I don't drive.", "personal", "Does not drive", "I don't drive"),
+        ("I never eat lunch at my desk.", "preference", "Never eats lunch at their desk",
+         "I never eat lunch at my desk"),
+        ("I've never used Kubernetes in production.", "personal", "Has never used Kubernetes in production",
+         "I've never used Kubernetes in production"),
+        ("I have never been to the Berlin office before.", "personal", "Has never been to the Berlin office",
+         "I have never been to the Berlin office before"),
+        ("I don't smoke anymore.", "preference", "No longer smokes", "I don't smoke anymore"),
+        ("I no longer work on the billing service.", "role", "No longer works on the billing service",
+         "I no longer work on the billing service"),
+        ("I can't eat gluten, FYI for the team lunch.", "personal", "Cannot eat gluten", "I can't eat gluten"),
+        ("I do not care for long meetings.", "preference", "Dislikes long meetings",
+         "I do not care for long meetings"),
+    ],
+)  # fmt: skip
+def test_durable_negations(text, kind, content, quote):
+    actions = one(text)
+    assert [(a["kind"], a["tier"], a["content"]) for a in actions] == [(kind, "contextual", content)]
+    assert actions[0]["evidence"] == [{"message": "m1", "quote": quote}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm not sure the migration is done.",  # a negated state of the moment
+        "I'm not feeling well today.",
+        "I'm not in the office this week.",
+        "I don't have time for the retro.",  # a negated possession (and a moment)
+        "I didn't sleep much last night.",  # a negated event
+        "I didn't use the staging cluster.",
+        "I haven't seen the new dashboard yet.",  # not yet: a task, not an experience
+        "I've never seen this error before.",  # about the task at hand
+        "I've never been so tired.",  # a feeling
+        "I've never had the chance to try Rust.",
+        "If I didn't drink coffee I would fall asleep in standups.",  # hypothetical
+        "I wouldn't use Jira for that.",
+        "I don't think we should ship it.",  # opinions and talk about the conversation
+        "I don't know how to fix the flaky test.",
+        "I don't want to refactor the indexer.",
+        "I don't like it.",  # nothing named
+        "I don't watch much.",
+        "I can't make it to the standup.",  # a one-off
+        "I can't read this stack trace.",
+        "We don't use Slack here.",  # the organisation
+        "My manager doesn't drink coffee.",  # someone else
+        "Don't use emojis in this reply.",  # an instruction for one answer
+        "I don't use it anymore.",
+    ],
+)
+def test_negations_that_are_not_durable_facts(text):
+    assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("I was a data analyst before I moved into engineering.", "Was a data analyst"),
+        ("Before this job I was in the Army.", None),  # the clause starts elsewhere: not read
+        ("I was in the Air Force for six years.", "Was in the Air Force"),
+    ],
+)
+def test_a_past_role_is_read_from_i_was(text, content):
+    actions = one(text)
+    if content is None:
+        assert actions == []
+    else:
+        assert [(a["kind"], a["tier"], a["content"]) for a in actions] == [("role", "contextual", content)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was exhausted after the incident review.",  # a past state
+        "I was debugging the payments API all morning.",
+        "I was a bit late to the standup.",
+        "I was thinking we could split the ticket.",
+    ],
+)
+def test_other_i_was_clauses_are_refused(text):
+    assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("Python is still my favourite language.", "Favourite language is Python"),
+        ("Postgres is one of my favorite databases.", "Postgres is among their favourite databases"),
+        ("Grafana is hands down my favorite.", "Grafana is their favourite"),
+        ("My least favourite meeting is the Monday sync.", "Least favourite meeting is the Monday sync"),
+    ],
+)
+def test_favourites_in_several_forms(text, content):
+    assert [(a["kind"], a["content"]) for a in one(text)] == [("preference", content)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["That is my favourite.", "It is one of my favourite tools.", "He is one of my favourite colleagues.",
+     "I think the new dashboard is my favourite.", "Which one is your favourite?"],
+)  # fmt: skip
+def test_a_favourite_must_be_named_and_the_speakers(text):
+    assert one(text) == []

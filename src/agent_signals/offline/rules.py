@@ -158,6 +158,8 @@ _TOKEN = re.compile(r"[a-z']+")
 def _skipped(core: str) -> bool:
     """Whether the clause is a question-like, hypothetical, planned, momentary or injected statement."""
     lower = core.lower().replace("\u2019", "'")
+    if lower.startswith("i was ") and _WAS_DURABLE.match(core):
+        lower = lower[6:]  # "I was a nurse for ten years": a past role, not a moment
     return not _SKIP_SINGLE.isdisjoint(_TOKEN.findall(lower)) or _SKIP_PHRASES.search(lower) is not None
 
 
@@ -270,6 +272,12 @@ _HABIT_VERBS = (
     r"listen|work out|shop|babysit|tutor|sew"
 )
 _IM = rf"(?:{_I}'m|{_I}\u2019m|{_I} am|im|Im)"
+_MILITARY = r"(?:army|navy|air force|marines|military|national guard|coast guard|peace corps|reserves)"
+_WAS_ROLE = re.compile(rf"^{_I} was (?P<obj>an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?)\b.*$", re.I)
+_WAS_SERVED = re.compile(rf"^{_I} was (?P<obj>in the (?:[\w-]+ )?{_MILITARY})\b.*$", re.I)
+_WAS_DURABLE = re.compile(
+    rf"^{_I} was (?:an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?|in the (?:[\w-]+ )?{_MILITARY})\b", re.I
+)
 _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     # role
     ("role", re.compile(rf"^{_I} work(?:s)? as (?P<obj>an? .+)$", re.I), "Works as {obj}"),
@@ -365,11 +373,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(rf"^{_I} {_ADVERB}(?:worked|served) (?P<obj>(?:as|at|for|in|with) .+)$", re.I),
         "Worked {obj}",
     ),
-    (
-        "role",
-        re.compile(rf"^{_I} was (?P<obj>an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?)\b.*$", re.I),
-        "Was {obj}",
-    ),
+    ("role", _WAS_ROLE, "Was {obj}"),
+    ("role", _WAS_SERVED, "Was {obj}"),
     (
         "personal",
         re.compile(
@@ -489,7 +494,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         "preference",
         re.compile(
             rf"^{_IM} {_ADVERB}(?P<obj>(?:into|obsessed with|addicted to|passionate about|crazy about|"
-            rf"a sucker for|big on|a lover of|fond of) .+)$",
+            rf"a sucker for|big on|a lover of|fond of|partial to) .+)$",
             re.I,
         ),
         "Is {obj}",
@@ -502,18 +507,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     (
         "preference",
         re.compile(
-            r"^my (?:absolute |all[- ]time )?fav(?:ou?rite|e)(?: (?P<what>[\w ]{2,30}?))? (?:is|are) (?P<obj>.+)$",
+            r"^my (?P<least>least )?(?:absolute |all[- ]time |very )?fav(?:ou?rite|e)(?: (?P<what>[\w ]{2,30}?))? "
+            r"(?:is|are|has to be|would have to be|has always been|will always be) (?P<obj>.+)$",
             re.I,
         ),
-        "Favourite {what} is {obj}",
+        "fav",
     ),
     (
         "preference",
         re.compile(
-            r"^(?P<obj>[\w' -]{2,40}?) (?:is|are) my (?:absolute |all[- ]time )?fav(?:ou?rite|e)(?: (?P<what>[\w ]{2,30}))?$",
+            r"^(?P<obj>[\w' -]{2,40}?) (?P<be>is|are|has to be|has always been|will always be) "
+            r"(?:(?:still|also|definitely|probably|actually|easily|really|by far|always|just|hands down) )*"
+            r"(?P<one>(?:one|another one|another|two|some|a few) of )?my (?P<least>least )?(?:absolute |all[- ]time |very )?"
+            r"fav(?:ou?rite|e)?s?(?: (?P<what>[\w ]{2,30}))?$",
             re.I,
         ),
-        "Favourite {what} is {obj}",
+        "fav",
     ),
     # personal
     (
@@ -1064,6 +1073,26 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             first[0] == "be" and _ROLE_NOUN.search(obj) and not _FAMILY_NOUN.search(obj)
         )
         return ("role" if role else "personal"), f"Used to {_clean(obj, 10)}"
+    if template == "fav":
+        words = WORD.findall(obj.lower())
+        if (
+            not words
+            or words[0] in _NO_OBJECT
+            or _FAV_NOT_NAMED.search(obj)
+            or groups["what"].startswith("of ")
+        ):
+            return None  # "that is my favourite", "he is one of my favourites", "one of my favourites of his"
+        what = _clean(groups["what"], 4)
+        least = "least favourite" if groups["least"] else "favourite"
+        if groups.get("one"):  # "Dune is one of my favourite books"
+            return (
+                kind,
+                f"{_clean(obj, 8)} {'are' if groups['be'] == 'are' else 'is'} among their {least} {what or 'things'}",
+            )
+        if not what and groups.get("be"):  # "Autumn is hands down my favourite"
+            plural = groups["be"] == "are"
+            return kind, f"{_clean(obj, 8)} {'are' if plural else 'is'} their {least}{'s' if plural else ''}"
+        return kind, f"{least.capitalize()} {what or 'thing'} is {_clean(obj, 10)}"
     if kind == "isa":
         words = WORD.findall(obj.lower())
         if _YOU.search(obj) or words[-1] in ("of", "in", "at", "for", "to", "with", "and", "or", "the"):
@@ -1081,6 +1110,7 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
     return kind, template.format(**values)
 
 
+_FAV_NOT_NAMED = re.compile(r"\b(?:i|he|she|they|him|her|his|their|my|your|you|we|our|think|guess)\b", re.I)
 _FAMILY_NOUN = re.compile(
     r"\b(?:mom|mother|dad|father|grandmother|grandfather|grandma|grandpa|housewife|homemaker|retiree|"
     r"stay[- ]at[- ]home (?:mom|dad|parent))s?\b",
@@ -1098,12 +1128,132 @@ _START = re.compile(r"^(?:me and my\b|i\b|i'|i’|im\b|ive\b|my\b|please\b|alway
                     r"in general\b|by default\b)", re.I)  # fmt: skip
 
 
+# Durable negations: a habit or taste the speaker does not have ("I don't drink coffee"), what they have
+# never done ("I've never used Kubernetes"), what they no longer do, and what they cannot do at all. A
+# negated state ("I'm not sure", "I'm not a manager"), a negated event ("I didn't sleep"), a negated
+# possession ("I don't have time") and anything modal stays refused.
+_NEG_HABIT_VERBS = (
+    rf"{_INTRANSITIVE}|like|enjoy|care for|eat|drink|smoke|vape|gamble|watch|play|drive|read|listen to|own|use|"
+    r"wear|celebrate|speak|write|code|program|follow|believe in|go out|go to|do drugs|work (?:on|at|in|for)"
+)
+_NEG_HABIT = re.compile(
+    rf"^{_I} {_ADVERB}(?P<neg>don'?t|do not|dont|never|no longer) (?P<adv>{_ADVERB})(?P<verb>{_NEG_HABIT_VERBS})"
+    rf"(?: (?P<obj>.+))?$",
+    re.I,
+)
+_NEG_NEVER = re.compile(
+    rf"^{_I}(?:'ve| have|ve)? {_ADVERB}(?:never|not ever|haven'?t ever|never ever) {_ADVERB}"
+    rf"(?P<pp>been|had|owned|lived|worked|visited|tried|played|used|eaten|driven|ridden|traveled|travelled|"
+    rf"flown|smoked|skied|gone|learned|learnt|studied|met|seen|watched|read|cooked|coded|programmed|written)"
+    rf"(?: (?P<obj>.+))?$",
+    re.I,
+)
+_NEG_CANNOT = re.compile(
+    rf"^{_I} {_ADVERB}(?:can'?t|cannot|can not) {_ADVERB}(?P<obj>(?:{_INTRANSITIVE}|drive|read music|"
+    r"(?:speak|eat|drink|have|tolerate) [\w' -]+))$",
+    re.I,
+)
+# A negated habit whose object is empty, pronominal, vague or a moment is not a fact about the person.
+_NEG_POINTER = frozenset(["that", "it", "this", "there", "here", "you", "them", "those", "these", "one", "ones",
+                          "what", "how", "why", "when", "where", "for", "with", "like", "about", "right", "back",
+                          "again", "so", "too", "very", "better", "as"])  # fmt: skip
+_NEG_VAGUE = frozenset(["anything", "much", "many", "any", "more", "now", "yet", "either", "well", "enough",
+                        "everything", "really", "the", "a", "an", "best", "worst", "lot", "lots", "of", "that",
+                        "often", "else", "at", "all", "in", "while", "long", "time"])  # fmt: skip
+
+
+def _vague(words: list[str]) -> bool:
+    return not words or words[0] in _NEG_POINTER or all(w in _NEG_VAGUE for w in words)
+
+
+_NEG_POINTING = re.compile(r"\b(?:it|this|that|these|those|you|your|here|there|yet|anymore|any more)\b", re.I)
+_ANYMORE = re.compile(r",?\s+any ?more$", re.I)
+_FREQUENCY = frozenset(["usually", "often", "always", "generally", "normally", "regularly", "mostly", "even"])
+_NO_CHANCE = re.compile(
+    r"^(?:\w+ )?(?:chance|opportunity|time|luck|pleasure|reason|need|problem|issue)\b", re.I
+)
+_BEFORE = re.compile(r"(?:^|\s+)(?:before|in my life|ever)\s*$", re.I)
+_PAST_PARTICIPLE = {"been": "been", "had": "had", "eaten": "eaten", "gone": "gone", "seen": "seen", "read": "read",
+                    "met": "met", "written": "written", "ridden": "ridden", "flown": "flown", "driven": "driven"}  # fmt: skip
+
+
+def _negative(core: str) -> tuple[str, str] | None:
+    """(kind, content) for a durable negation, None for any other negated clause."""
+    anymore = _ANYMORE.search(core) is not None
+    core = _ANYMORE.sub("", core)
+    match = _NEG_HABIT.match(core)
+    if match:
+        verb, obj = match["verb"].lower(), _BEFORE.sub("", match["obj"] or "")
+        obj = re.sub(r"^(?:or|and|nor)\b.*$", "", obj, flags=re.I)  # "I never drink or use drugs"
+        words = WORD.findall(obj.lower())
+        if words and (_vague(words) or _NEG_POINTING.search(obj) or len(words) > 8):
+            return None  # "I don't like it", "I don't watch much", "I don't use that here"
+        if not words and not re.fullmatch(rf"{_INTRANSITIVE}|drink|smoke|vape|gamble|drive|go out", verb):
+            return None  # "I don't play": nothing named
+        neg = match["neg"].lower()
+        if verb in ("like", "enjoy", "care for") and neg not in ("no longer",):
+            return ("preference", f"Dislikes {_clean(obj, 8)}") if words else None
+        head, _, rest = verb.partition(" ")
+        adv = " ".join(w for w in match["adv"].lower().split() if w in _FREQUENCY)
+        phrase = f"{head}{(' ' + rest) if rest else ''}{(' ' + _clean(obj, 8)) if words else ''}"
+        if adv:  # "I don't often eat seafood": the frequency is part of the fact
+            phrase = f"{adv} {phrase}"
+        kind = (
+            "preference" if head in ("eat", "drink", "smoke", "vape", "like", "enjoy", "care") else "personal"
+        )
+        if head == "work":
+            kind = "role"
+        if neg == "no longer" or anymore:
+            return (
+                kind,
+                f"No longer {_verb_s(head)}{(' ' + rest) if rest else ''}{(' ' + _clean(obj, 8)) if words else ''}",
+            )
+        if neg == "never":
+            return (
+                kind,
+                f"Never {_verb_s(head)}{(' ' + rest) if rest else ''}{(' ' + _clean(obj, 8)) if words else ''}",
+            )
+        return kind, f"Does not {phrase}"
+    if anymore:
+        return None
+    match = _NEG_NEVER.match(core)
+    if match:
+        pp, obj = match["pp"].lower(), _BEFORE.sub("", match["obj"] or "")
+        words = WORD.findall(obj.lower())
+        if not words:
+            return (
+                ("personal", f"Has never {pp}")
+                if pp in ("smoked", "skied", "flown", "traveled", "travelled")
+                else None
+            )
+        if _vague(words) or _NEG_POINTING.search(obj) or len(words) > 8 or _NO_CHANCE.match(obj):
+            return None  # "I've never been so happy", "I've never seen this error", "never had the chance"
+        if pp == "been" and not re.match(
+            r"(?:to|in|on|abroad|overseas|outside|married|engaged|divorced|an? )", obj, re.I
+        ):
+            return None  # "I've never been better": a feeling, not an experience
+        if pp in ("seen", "watched", "read") and not re.match(r"(?:an?|any) ", obj, re.I):
+            return None  # "I've never seen the new dashboard": a moment of the task, not a fact
+        return "personal", f"Has never {pp} {_clean(obj, 8)}"
+    match = _NEG_CANNOT.match(core)
+    if match:
+        obj = match["obj"]
+        words = WORD.findall(obj.lower())
+        if len(words) > 6 or (len(words) > 1 and _vague(words[1:])) or _NEG_POINTING.search(obj):
+            return None  # "I can't eat anything", "I can't have that"
+        return "personal", f"Cannot {_clean(obj, 6)}"
+    return None
+
+
 def _statement(clause: str) -> tuple[str, str] | None:
     """(kind, content) when the clause is a durable statement the speaker makes about themselves."""
     core = " ".join(_LEAD.sub("", clause).split())
     if not core or not (_START.match(core) or "fav" in core.lower()):
         return None
-    if _skipped(core) or _ORG.match(core) or _QUESTION_START.match(core):
+    negated = _NEGATION.search(core) is not None
+    # "I don't smoke anymore": a habit given up, said with a word that otherwise marks a moment
+    checked = _ANYMORE.sub("", core) if negated else core
+    if _skipped(checked) or _ORG.match(core) or _QUESTION_START.match(core):
         return None
     family = _FAMILY.match(core)
     if family:  # "My wife and I met in college": the speaker is the subject, and has a wife
@@ -1119,17 +1269,8 @@ def _statement(clause: str) -> tuple[str, str] | None:
         if WORD.findall(obj.lower())[:1] in (["it"], ["that"], ["this"], ["you"], ["them"]):
             return None
         return "preference", f"Dislikes {_clean(obj, 8)}"
-    negated = _NEGATION.search(core) and not _PLEASE.match(core)
-    if negated and not re.match(rf"^{_I} (?:don'?t|do not) (?:like|enjoy|eat|drink|smoke)\b", core, re.I):
-        return None
-    if negated:  # "I don't like X" is a lasting dislike
-        obj = re.sub(rf"^{_I} (?:don'?t|do not) ", "", core, flags=re.I)
-        verb, _, rest = obj.partition(" ")
-        if not rest or WORD.findall(rest.lower())[:1] in (["it"], ["that"], ["this"], ["you"], ["them"]):
-            return None
-        if verb.lower() in ("like", "enjoy"):
-            return "preference", f"Dislikes {_clean(rest, 8)}"
-        return "preference", f"Does not {verb.lower()} {_clean(rest, 8)}"
+    if negated and not _PLEASE.match(core):
+        return _negative(core)
     for kind, pattern, template in _PATTERNS:
         match = pattern.match(core)
         if match:
@@ -1220,7 +1361,7 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
                 continue
             if len(actions) >= MAX_ACTIONS:
                 break
-            past = content.startswith(("Used to", "Was ", "Worked "))
+            past = content.startswith(("Used to", "Was ", "Worked ", "No longer "))
             tier = "core" if kind in CORE_KINDS and not past else "contextual"
             action: dict = {"action": "create", "content": content, "tier": tier, "kind": kind,
                             "evidence": [{"message": message.handle, "quote": clause}]}  # fmt: skip
