@@ -11,10 +11,12 @@ from prefect.client.schemas.schedules import CronSchedule
 from agent_signals.config import Settings
 from flows.backfill import backfill_signals
 from flows.extract import extract_signals
+from flows.shard import process_shard_run
 
 FLOWS = {
     "flows/extract.py:extract_signals": extract_signals,
     "flows/backfill.py:backfill_signals": backfill_signals,
+    "flows/shard.py:process_shard_run": process_shard_run,
 }
 
 

@@ -19,7 +19,7 @@ from agent_signals.config import Settings
 from agent_signals.runs import RunStats
 from agent_signals.source import Pending
 from flows.report import publish_report
-from flows.runners import task_runner
+from flows.runners import run_shard_deployments, task_runner
 
 
 @task(name="process-shard", cache_policy=NO_CACHE)
@@ -35,6 +35,9 @@ async def process_shards(run: pipeline.RunContext, pending: list[Pending]) -> No
 
 
 async def _process(run: pipeline.RunContext, shards: Iterable[pipeline.Shard]) -> None:
+    if run.settings.runner == "deployments" and not run.dry_run:
+        await run_shard_deployments(run, list(shards))
+        return
     if run.settings.runner == "dask":
         futures = [process_shard.submit(run.spec(), shard) for shard in shards]
         for future in futures:

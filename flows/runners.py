@@ -4,6 +4,8 @@ AGENT_SIGNALS_DASK_ADDRESS, or a local cluster of AGENT_SIGNALS_DASK_WORKERS pro
 
 from __future__ import annotations
 
+from uuid import uuid4
+
 from prefect.task_runners import TaskRunner
 
 from agent_signals.config import Settings
@@ -24,3 +26,39 @@ def task_runner(settings: Settings) -> TaskRunner | None:
             "dashboard_address": None,
         }
     )
+
+
+async def run_shard_deployments(run, shards: list) -> None:
+    """AGENT_SIGNALS_RUNNER=deployments: each shard becomes a flow run of the shard deployment
+    (AGENT_SIGNALS_SHARD_DEPLOYMENT, flows/shard.py), taken by whichever worker of the pool is free; the
+    run waits for them all, then adds the figures they left in ops.run_shards to its own. A shard flow
+    run that failed leaves its users pending for the next run (and a warning here)."""
+    from prefect.deployments import run_deployment
+    from prefect.flow_runs import wait_for_flow_run
+
+    from agent_signals import pipeline
+
+    settings = run.settings
+    spec = run.spec().to_params()
+    batch = uuid4()  # this hand-out: a backfill hands out shards once per slice
+    submitted = [
+        await run_deployment(
+            settings.shard_deployment,
+            parameters={"run": spec, "batch": str(batch), "shard": shard.to_params()},
+            timeout=0,  # submit only: the workers take them
+            idempotency_key=f"{batch}:{shard.number}:{shard.part}",
+        )
+        for shard in shards
+    ]
+    for flow_run, shard in zip(submitted, shards, strict=True):
+        final = await wait_for_flow_run(
+            flow_run.id, timeout=int(settings.shard_run_timeout_s), log_states=False
+        )
+        if not final.state or not final.state.is_completed():
+            state = final.state.name if final.state else "unknown"
+            run.stats.warnings.append(
+                f"shard {shard.number}/{shard.part} flow run {flow_run.id} ended {state}"
+            )
+            run.stats.failures += 1
+    for stats in await pipeline.shard_run_stats(run, batch):
+        await pipeline.merge(run, stats)

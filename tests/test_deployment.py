@@ -1,6 +1,8 @@
 """A real deployment, end to end: a local Prefect server, a process work pool, the deployments of
-deploy/prefect.yaml registered with `prefect deploy`, a worker, and the backfill deployment triggered
-with parameters; the rows it wrote are checked, then everything is shut down by process id."""
+deploy/prefect.yaml registered with `prefect deploy`, two workers, and the backfill deployment triggered
+with parameters, its shards spread over the workers as flow runs of the shard deployment
+(AGENT_SIGNALS_RUNNER=deployments); the rows it wrote are checked, then everything is shut down by
+process id."""
 
 from __future__ import annotations
 
@@ -59,13 +61,15 @@ def _cli(args: list[str], env: dict) -> str:
     return done.stdout
 
 
-def test_the_backfill_deployment_runs_on_a_worker_of_a_process_pool(database_url, tmp_path):
+def test_the_backfill_deployment_runs_on_workers_of_a_process_pool_shard_by_shard(database_url, tmp_path):
     with psycopg.connect(database_url, autocommit=True) as conn:
         load_conversations(
             conn,
             Settings(database_url=database_url),
             conversation("d1", "dora", [("user", "I'm a site reliability engineer. I own the paging rota.")]),
             conversation("d2", "eli", [("user", "I prefer answers as short bullet lists.")]),
+            conversation("d3", "fay", [("user", "I work as a data analyst on the growth team.")]),
+            conversation("d4", "gus", [("user", "I'm a backend developer. I prefer Python over Go.")]),
         )
     port = _free_port()
     api = f"http://127.0.0.1:{port}/api"
@@ -77,11 +81,14 @@ def test_the_backfill_deployment_runs_on_a_worker_of_a_process_pool(database_url
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_WORKER_QUERY_SECONDS": "1",
         "PREFECT_WORKER_PREFETCH_SECONDS": "1",
+        "AGENT_SIGNALS_RUNNER": "deployments",  # the backfill's shards: flow runs of the shard deployment
+        "AGENT_SIGNALS_SHARDS": "2",
+        "AGENT_SIGNALS_SHARD_SIZE": "1",  # 4 users: 4 shard flow runs
     }
     server = _start(
         [PREFECT, "server", "start", "--host", "127.0.0.1", "--port", str(port)], env, tmp_path / "server.log"
     )
-    worker = None
+    workers: list[subprocess.Popen] = []
     try:
         deadline = time.monotonic() + 180
         while True:
@@ -94,11 +101,9 @@ def test_the_backfill_deployment_runs_on_a_worker_of_a_process_pool(database_url
                 time.sleep(0.5)
         _cli(["work-pool", "create", "agent-signals", "--type", "process"], env)
         _cli(["--no-prompt", "deploy", "--all", "--prefect-file", "deploy/prefect.yaml"], env)
-        worker = _start(
-            [PREFECT, "worker", "start", "--pool", "agent-signals", "--type", "process"],
-            env,
-            tmp_path / "worker.log",
-        )
+        for n in (1, 2):
+            command = [PREFECT, "worker", "start", "--pool", "agent-signals", "--type", "process"]
+            workers.append(_start([*command, "--name", f"worker-{n}"], env, tmp_path / f"worker-{n}.log"))
 
         since, until = T0 - timedelta(days=1), T0 + timedelta(days=2)
         out = _cli(
@@ -107,17 +112,18 @@ def test_the_backfill_deployment_runs_on_a_worker_of_a_process_pool(database_url
              "--watch-timeout", "240"],
             env,
         )  # fmt: skip
-        assert "Completed" in out, out[-2000:] + (tmp_path / "worker.log").read_text()[-3000:]
+        assert "Completed" in out, out[-2000:] + (tmp_path / "worker-1.log").read_text()[-3000:]
     finally:
-        for proc in (worker, server):
-            if proc is not None:
-                _stop(proc)
-    assert server.poll() is not None and (worker is None or worker.poll() is not None)
+        for proc in (*workers, server):
+            _stop(proc)
+    assert all(proc.poll() is not None for proc in (*workers, server))
 
     with psycopg.connect(database_url, autocommit=True) as conn:
         runs = conn.execute("select kind, status, users, window_start, window_end from ops.runs").fetchall()
         signals = conn.execute("select user_id, content from signals.signals order by 1, 2").fetchall()
-    assert [(k, s, u) for k, s, u, _a, _b in runs] == [("backfill", "succeeded", 2)]
+        shards = conn.execute("select count(*), count(distinct flow_run_id) from ops.run_shards").fetchone()
+    assert [(k, s, u) for k, s, u, _a, _b in runs] == [("backfill", "succeeded", 4)]
+    assert shards == (4, 4)  # four shards, each its own flow run, their figures merged into the run's row
     assert (runs[0][3], runs[0][4]) == (since, until)
-    assert {user for user, _content in signals} == {"dora", "eli"}
+    assert {user for user, _content in signals} == {"dora", "eli", "fay", "gus"}
     assert ("eli", "Prefers answers as short bullet lists") in signals

@@ -68,3 +68,30 @@ def test_a_run_on_a_local_dask_cluster_equals_a_run_in_one_process(new_database,
     with psycopg.connect(reference, autocommit=True) as conn:
         assert got == conn.execute(FINAL).fetchall()
     assert ledger == [(USERS, USERS, "succeeded")]  # the shards' figures, merged into the run's row
+
+
+def test_a_run_and_a_shard_travel_as_flow_run_parameters():
+    import json
+    from datetime import UTC, datetime
+    from uuid import uuid4
+
+    from agent_signals.pipeline import RunSpec, Shard
+    from agent_signals.source import Window
+
+    settings = Settings()
+    window = Window(
+        until=datetime(2026, 5, 2, tzinfo=UTC), since=datetime(2026, 5, 1, tzinfo=UTC), users=("a", "b"),
+        ignore_watermarks=True,
+    )  # fmt: skip
+    spec = RunSpec(settings, uuid4(), "backfill", window, "abc123", False, (120, 0.25))
+    params = json.loads(json.dumps(spec.to_params()))  # what Prefect stores
+    assert RunSpec.from_params(params, settings) == spec
+    shard = Shard(3, 1, ("u1", "u2"))
+    assert Shard.from_params(json.loads(json.dumps(shard.to_params()))) == shard
+
+    stats = RunStats(users=4, llm_calls=4, cost_usd=0.1)
+    stats.actions["created"] = 7
+    stats.note_duration("u1", 1.0)  # user ids stay in the process: not in the aggregates
+    back = RunStats.from_aggregates(json.loads(json.dumps(stats.aggregates())))
+    assert (back.users, back.llm_calls, back.cost_usd, back.actions) == (4, 4, 0.1, stats.actions)
+    assert back.slowest == [] and "u1" not in json.dumps(stats.aggregates())

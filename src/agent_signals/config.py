@@ -121,9 +121,16 @@ class Settings(BaseSettings):
         description="Shards processed at once by the local runner: one shard's writes overlap the next "
         "one's model calls (model calls in flight stay within AGENT_SIGNALS_CONCURRENCY).",
     )
-    runner: Literal["local", "dask"] = Field(
+    runner: Literal["local", "dask", "deployments"] = Field(
         default="local",
-        description="Where shards run: in the flow's process (bounded async concurrency) or on Dask.",
+        description="Where shards run: in the flow's process (bounded async concurrency), on Dask, or as "
+        "flow runs of the shard deployment spread over a work pool's workers.",
+    )
+    shard_deployment: str = Field(
+        default="process-shard/shard", description="Deployment each shard runs as for runner=deployments."
+    )
+    shard_run_timeout_s: float = Field(
+        default=3600, gt=0, description="How long a run waits for its shard flow runs (runner=deployments)."
     )
     dask_address: str | None = Field(
         default=None, description="Dask scheduler address for runner=dask; unset: a local cluster."

@@ -17,6 +17,7 @@ from typing import ParamSpec, TypeVar
 from uuid import UUID, uuid4
 
 import psycopg
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from agent_signals import db, embeddings, llm, quality, runs
@@ -283,6 +284,29 @@ class RunSpec:
     dry_run: bool
     already_spent: tuple[int, float]  # for the budget: what the run had spent when the shard was handed out
 
+    def to_params(self) -> dict:
+        """As a flow run's parameters (JSON); the worker's own environment gives the settings."""
+        w = self.window
+        return {
+            "run_id": str(self.run_id), "kind": self.kind, "prompt_version": self.prompt_version,
+            "dry_run": self.dry_run, "already_spent": list(self.already_spent),
+            "window": {"until": w.until.isoformat(), "since": w.since.isoformat() if w.since else None,
+                       "users": list(w.users) if w.users else None, "ignore_watermarks": w.ignore_watermarks},
+        }  # fmt: skip
+
+    @classmethod
+    def from_params(cls, params: dict, settings: Settings) -> RunSpec:
+        w = params["window"]
+        window = Window(
+            until=datetime.fromisoformat(w["until"]),
+            since=datetime.fromisoformat(w["since"]) if w["since"] else None,
+            users=tuple(w["users"]) if w["users"] else None,
+            ignore_watermarks=bool(w["ignore_watermarks"]),
+        )
+        tokens, cost = params["already_spent"]
+        return cls(settings, UUID(params["run_id"]), params["kind"], window, params["prompt_version"],
+                   bool(params["dry_run"]), (int(tokens), float(cost)))  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Shard:
@@ -291,6 +315,13 @@ class Shard:
     number: int  # shard_of(user_id) of every user in it
     part: int  # which slice of the bucket (a bucket larger than shard_size is cut in parts)
     user_ids: tuple[str, ...]
+
+    def to_params(self) -> dict:
+        return {"number": self.number, "part": self.part, "user_ids": list(self.user_ids)}
+
+    @classmethod
+    def from_params(cls, params: dict) -> Shard:
+        return cls(int(params["number"]), int(params["part"]), tuple(params["user_ids"]))
 
 
 def shard_of(user_id: str, shards: int) -> int:
@@ -362,6 +393,27 @@ async def run_shard(spec: RunSpec, shard: Shard) -> runs.RunStats:
     async with join_run(spec) as worker:
         await process_shard(worker, list(shard.user_ids))
     return worker.stats
+
+
+async def record_shard_run(
+    spec: RunSpec, batch: UUID, shard: Shard, stats: runs.RunStats, flow_run_id: UUID | None
+) -> None:
+    """A shard processed as its own flow run leaves its figures for the run that handed it out."""
+    async with await db.aconnect(db.database_url(spec.settings), autocommit=True) as conn:
+        await conn.execute(
+            query(spec.settings, "record_shard_run"),
+            {"run_id": spec.run_id, "batch": batch, "shard": shard.number, "part": shard.part,
+             "flow_run_id": flow_run_id, "stats": Jsonb(stats.aggregates())},
+        )  # fmt: skip
+
+
+async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
+    """The figures one hand-out of shard flow runs left (see record_shard_run)."""
+    async with ctx.pool.connection() as conn:
+        cur = await conn.execute(
+            query(ctx.settings, "shard_run_stats"), {"run_id": ctx.run_id, "batch": batch}
+        )
+        return [runs.RunStats.from_aggregates(stats) for _shard, _part, stats in await cur.fetchall()]
 
 
 async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:

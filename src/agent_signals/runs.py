@@ -45,14 +45,31 @@ class RunStats:
 
     def merge(self, other: RunStats) -> None:
         """Add the figures of a part of the run (a shard processed elsewhere)."""
-        for name in ("users", "conversations", "messages", "llm_calls", "prompt_tokens", "completion_tokens",
-                     "cost_usd", "embedding_calls", "embedding_tokens", "failures"):  # fmt: skip
+        for name in self.COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds"):
+        for name in self.TALLIES:
             getattr(self, name).update(getattr(other, name))
         self.warnings.extend(other.warnings)
         for seconds, user_id in other.slowest:
             self.note_duration(user_id, seconds)
+
+    COUNTS = ("users", "conversations", "messages", "llm_calls", "prompt_tokens", "completion_tokens",
+              "cost_usd", "embedding_calls", "embedding_tokens", "failures")  # fmt: skip
+    TALLIES = ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds")
+
+    def aggregates(self) -> dict:
+        """The figures as JSON, without user ids (the slowest users and warnings stay in the process)."""
+        return {
+            **{name: getattr(self, name) for name in self.COUNTS},
+            **{name: dict(getattr(self, name)) for name in self.TALLIES},
+        }
+
+    @classmethod
+    def from_aggregates(cls, data: dict) -> RunStats:
+        stats = cls(**{name: data.get(name, 0) for name in cls.COUNTS})
+        for name in cls.TALLIES:
+            getattr(stats, name).update(data.get(name) or {})
+        return stats
 
     def note_duration(self, user_id: str, seconds: float) -> None:
         if len(self.slowest) < SLOWEST_KEPT:
