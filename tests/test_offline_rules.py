@@ -529,3 +529,110 @@ def test_favourites_in_several_forms(text, content):
 )  # fmt: skip
 def test_a_favourite_must_be_named_and_the_speakers(text):
     assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "content"),
+    [
+        ("I'm slightly colour blind, so please avoid red/green charts.", "personal", "Is colour blind"),
+        ("I'm fluent in Portuguese.", "personal", "Is fluent in Portuguese"),
+        ("I'm terrible with names.", "personal", "Is terrible with names"),
+        ("I'm really good at SQL.", "personal", "Is good at SQL"),
+        ("I'm a huge Grafana fan.", "preference", "Is a huge Grafana fan"),
+        ("I'm more of a morning person.", "preference", "Is more of a morning person"),
+        ("I'm only 23.", "personal", "Is 23 years old"),
+        ("I'm in my early 30s.", "personal", "Is in their early 30s"),
+        ("I studied mechanical engineering.", "personal", "Studied mechanical engineering"),
+        ("I have one kid.", "personal", "Has one kid"),
+        ("I have asthma.", "personal", "Has asthma"),
+        ("I have family in Lagos.", "personal", "Has family in Lagos"),
+        ("Thankfully I live alone.", "personal", "Lives alone"),
+        ("I live with my parents.", "personal", "Lives with their parents"),
+        ("I try to keep my pull requests small.", "personal", "Tries to keep their pull requests small"),
+    ],
+)
+def test_more_forms_of_durable_self_statements(text, kind, content):
+    actions = one(text)
+    assert [(a["kind"], a["content"]) for a in actions] == [(kind, content)]
+    assert all(e["quote"] in text for e in actions[0]["evidence"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm really bad at it.",  # nothing named
+        "I'm good with that.",
+        "I'm a big fan!",
+        "I'm a huge fan of your work.",  # about the listener
+        "I'm only 5 minutes late.",  # a number that is not an age
+        "I studied the logs for an hour.",  # a task
+        "I have one question about the rollout.",  # not a possession
+        "I have a cold.",  # transient
+        "I live with you in spirit.",
+        "I try to fix it every time.",  # nothing named
+        "I'm trying to keep the build green this week.",  # a current effort
+        "I'll try to review it later.",
+    ],
+)
+def test_those_forms_refuse_what_names_nothing_lasting(text):
+    assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("I'm picking my kids up from school at 3, can we move the call?", "Has kids"),
+        ("Sorry, I'm feeding my two dogs.", "Has two dogs"),
+        ("I told my wife about the offsite.", "Has a wife"),
+    ],
+)
+def test_a_relative_the_speaker_names_as_their_own_in_a_first_person_statement(text, content):
+    assert [a["content"] for a in one(text)] == [content]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My wife thinks the dashboard is ugly.",  # the relative is the subject: about them
+        "My sister is a data engineer.",
+        "I miss my late husband.",  # loss
+        "I'm looking after my neighbour's dog this week.",  # someone else's (and a moment)
+        "I'd love to bring my kids to the offsite.",  # hypothetical
+        "I don't let my kids use the laptop.",  # negated clause
+        "Can you write a birthday message for my daughter?",  # a request
+        "I told my manager about the outage.",  # a colleague, not a relation
+    ],
+)
+def test_relatives_are_not_read_from_other_sentences(text):
+    assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "content"),
+    [
+        ("I played the cello growing up.", "personal", "Played the cello growing up"),
+        ("I taught at a community college for six years.", "role", "Taught at a community college for six years"),
+        ("I lived in Singapore for ten years.", "personal", "Lived in Singapore for ten years"),
+        ("I have lived here for 30 years.", "personal", "Has lived here for 30 years"),
+        ("I started programming when I was 12.", "personal", "Started programming when they were 12"),
+        ("I had a dog growing up.", "personal", "Had a dog growing up"),
+    ],
+)
+def test_a_past_tied_to_a_time_of_life_is_biography(text, kind, content):
+    actions = one(text)
+    assert [(a["kind"], a["tier"], a["content"]) for a in actions] == [(kind, "contextual", content)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I deployed the hotfix yesterday.",  # an event of the last days
+        "I thought about it for years.",  # a thought
+        "I've known him for ten years.",  # about someone else
+        "I was exhausted when I was younger.",  # a state
+        "I fixed that bug in college.",  # points at the conversation
+        "I had a rough time in college.",
+    ],
+)
+def test_past_events_and_states_are_not_biography(text):
+    assert one(text) == []

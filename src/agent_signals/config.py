@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     database_name: str = Field(default="agent_signals", description="Database used on the embedded server.")
     project_dir: Path = Field(default=PROJECT_DIR, description="Folder holding sql/, prompts/ and dbt/.")
     model: str = Field(default=OFFLINE_MODEL, description="litellm model string used for extraction.")
+    prompt_version: str = Field(
+        default="v1",
+        pattern=r"^v[0-9]+$",
+        description="Version of the extraction prompt (prompts/extract/<version>.*); a new prompt is a new "
+        "version, tried with `agent-signals replay` before it is promoted here.",
+    )
     concurrency: int = Field(default=8, ge=1, le=256, description="Users extracted at the same time.")
     max_retries: int = Field(default=3, ge=0, le=10, description="Retries of a model call that failed.")
     retry_backoff_s: float = Field(default=1.0, ge=0, description="First retry delay; doubles each retry.")

@@ -94,3 +94,51 @@ def session(settings: Settings, *, autocommit: bool = True) -> Iterator[psycopg.
         yield conn
     finally:
         conn.close()
+
+
+def url_of(settings: Settings, dbname: str) -> str:
+    """The URL of another database on the project database's server."""
+    return make_conninfo(**{**conninfo_to_dict(database_url(settings)), "dbname": dbname})
+
+
+def create_scratch(settings: Settings, prefix: str, *, template: str | None = None) -> str:
+    """A new database on the project's server, never the project's own: a copy of `template` when given,
+    else migrated from scratch. Returns its name (drop it with drop_scratch)."""
+    import uuid
+
+    from agent_signals.migrate import migrate  # migrate imports this module
+
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    statement = psycopg.sql.SQL("create database {}").format(psycopg.sql.Identifier(name))
+    if template:
+        statement += psycopg.sql.SQL(" template {}").format(psycopg.sql.Identifier(template))
+    with connect(url_of(settings, "postgres"), autocommit=True) as conn:
+        try:
+            conn.execute(statement)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise DatabaseUnavailable(
+                f"cannot create a scratch database on {redact(database_url(settings))}: {exc}",
+                hint="the role needs CREATEDB; or unset DATABASE_URL to use the embedded PostgreSQL",
+            ) from exc
+    if not template:
+        url = url_of(settings, name)
+        with connect(url, autocommit=True) as conn:
+            migrate(conn, settings.model_copy(update={"database_url": url}))
+    return name
+
+
+def drop_scratch(settings: Settings, name: str) -> None:
+    with connect(url_of(settings, "postgres"), autocommit=True) as conn:
+        conn.execute(
+            psycopg.sql.SQL("drop database if exists {} with (force)").format(psycopg.sql.Identifier(name))
+        )
+
+
+@contextmanager
+def scratch_database(settings: Settings, prefix: str) -> Iterator[str]:
+    """A migrated scratch database for the block; yields its URL, drops it after."""
+    name = create_scratch(settings, prefix)
+    try:
+        yield url_of(settings, name)
+    finally:
+        drop_scratch(settings, name)

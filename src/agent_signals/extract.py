@@ -100,4 +100,4 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
 
 
 def prompt_version(settings: Settings) -> str:
-    return prompt_set(settings, "extract").version
+    return prompt_set(settings, "extract", settings.prompt_version).version

@@ -15,6 +15,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from agent_signals.config import Settings
+from agent_signals.errors import AgentSignalsError
 
 _FENCE_CHARS = re.compile(r"[<>]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -65,9 +66,21 @@ def _environment(prompts_dir: Path) -> SandboxedEnvironment:
     return env
 
 
+class PromptNotFound(AgentSignalsError):
+    """A prompt version whose templates are not in prompts/."""
+
+
 @cache
 def _load(prompts_dir: Path, family: str, version: str) -> PromptSet:
     files = [prompts_dir / family / f"{version}.{part}" for part in ("system.j2", "user.j2", "schema.json")]
+    missing = [f.name for f in files if not f.is_file()]
+    if missing:
+        have = sorted({p.name.split(".")[0] for p in (prompts_dir / family).glob("v*.system.j2")})
+        raise PromptNotFound(
+            f"prompt {family}/{version} is missing {', '.join(missing)} in {prompts_dir / family}",
+            hint=f"versions there: {', '.join(have) or 'none'}; a new prompt is a new set of files "
+            f"({family}/vN.system.j2, vN.user.j2, vN.schema.json)",
+        )
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.read_bytes())
@@ -105,7 +118,7 @@ SUMMARY_MAX_WORDS = 80
 def render_extract(
     settings: Settings, messages: Sequence[PromptMessage], known: Sequence[PromptSignal], today: date
 ) -> list[dict[str, str]]:
-    return prompt_set(settings, "extract").render(
+    return prompt_set(settings, "extract", settings.prompt_version).render(
         messages=messages,
         known=known,
         kinds=settings.kinds,

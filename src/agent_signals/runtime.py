@@ -4,6 +4,8 @@ bench) before litellm, Prefect, dbt or Great Expectations are imported. Explicit
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from agent_signals.config import Settings
 
@@ -22,3 +24,18 @@ def apply_defaults(settings: Settings) -> None:
     for key, value in QUIET_OFFLINE_DEFAULTS.items():
         os.environ.setdefault(key, value)
     os.environ.setdefault("PREFECT_HOME", str(settings.data_dir / "prefect"))
+
+
+@contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for the duration of the block, then restore the previous values."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -19,8 +19,6 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -32,6 +30,7 @@ from psycopg.conninfo import conninfo_to_dict
 from agent_signals import db
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
+from agent_signals.runtime import environment
 from agent_signals.sqlfiles import query
 
 ENV_PREFIX = "AGENT_SIGNALS_DBT_"
@@ -84,21 +83,6 @@ def connection_env(url: str) -> dict[str, str]:
     return env
 
 
-@contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Set environment variables for the duration of the block, then restore the previous values."""
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def _common_args(settings: Settings) -> list[str]:
     project = project_dir(settings)
     if not (project / "dbt_project.yml").is_file():
@@ -130,7 +114,7 @@ def _invoke(settings: Settings, args: list[str]):
         warnings.simplefilter("ignore", DeprecationWarning)
         from dbt.cli.main import dbtRunner  # imported late: dbt takes a second to import
 
-    with _LOCK, _environment(env):
+    with _LOCK, environment(env):
         return dbtRunner().invoke(args)
 
 

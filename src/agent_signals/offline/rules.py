@@ -160,6 +160,10 @@ def _skipped(core: str) -> bool:
     lower = core.lower().replace("\u2019", "'")
     if lower.startswith("i was ") and _WAS_DURABLE.match(core):
         lower = lower[6:]  # "I was a nurse for ten years": a past role, not a moment
+    if _TRY_HABIT.match(lower):  # "I try to keep my pull requests small": a standing effort, not an attempt
+        lower = lower.replace("try to", "", 1)
+    if "i was " in lower:  # "I played the violin when I was younger": a time of life, not a moment
+        lower = _WHEN_I_WAS.sub("", lower)
     return not _SKIP_SINGLE.isdisjoint(_TOKEN.findall(lower)) or _SKIP_PHRASES.search(lower) is not None
 
 
@@ -180,6 +184,8 @@ _LEAD = re.compile(
     r"^(?:(?:oh|ah|well|yes|yeah|yep|no|ok|okay|so|also|and|but|btw|by the way|honestly|actually|"
     r"for context|fyi|for what it'?s worth|as i said|as i mentioned|like i said|quick one|hi|hey|hello|"
     r"haha|wow|cool|nice|great|same|me too|true|personally|to be honest|i mean|you know|"
+    r"fortunately|thankfully|luckily|unfortunately|sadly|lol|lmao|hmm|um|uh|aww|aw|omg|gosh|yea|yup|nope|"
+    r"indeed|anyway|anyways|of course|hahaha|hehe|ha|now|these days|nowadays|"
     r"i (?:think|guess|feel like|believe|suppose) (?:that )?(?=i\b|i'|my\b))\b[\s,!.]*)+",
     re.I,
 )
@@ -210,7 +216,14 @@ _OCCUPATIONS = (
     r"\w+(?:ologist|ician|ographer)"
 )
 _ROLE_NOUN = re.compile(rf"\b(?:{_OCCUPATIONS})s?\b", re.I)
+_DEGREE = (
+    r"(?:(?:very|pretty|quite|fairly|extremely|slightly|partially|partly|mostly|completely|totally|a little|"
+    r"a bit|somewhat|so|super|already|happily|now|only|also|legally|profoundly|severely|mildly) )*"
+)
 _DURABLE_ADJECTIVES = (
+    r"female|male|non[- ]binary|transgender|overweight|underweight|tall|nearsighted|farsighted|"
+    r"short[- ]sighted|long[- ]sighted|hard of hearing|autistic|dyslexic|asthmatic|epileptic|celiac|coeliac|"
+    r"sober|pagan|hindu|catholic|protestant|mormon|agnostic|sikh|an? (?:pagan|hindu|catholic|agnostic)|"
     r"vegetarian|vegan|pescatarian|married|single|divorced|widowed|engaged|retired|pregnant|left[- ]handed|"
     r"right[- ]handed|colou?r ?blind|deaf|blind|diabetic|allergic to [\w ]+|lactose intolerant|an? introvert|"
     r"unemployed|self[- ]employed|bilingual|trilingual|adopted|homeschooled|disabled|athletic|religious|"
@@ -271,13 +284,59 @@ _HABIT_VERBS = (
     r"race|lift|wear|visit|study|walk|sell|spend|use|help|donate|do|own|love|like|enjoy|tend to|"
     r"listen|work out|shop|babysit|tutor|sew"
 )
-_IM = rf"(?:{_I}'m|{_I}\u2019m|{_I} am|im|Im)"
+_IM = rf"(?:{_I}'m|{_I}\u2019m|{_I} am|im|Im|{_I} m(?= ))"
 _MILITARY = r"(?:army|navy|air force|marines|military|national guard|coast guard|peace corps|reserves)"
 _WAS_ROLE = re.compile(rf"^{_I} was (?P<obj>an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?)\b.*$", re.I)
 _WAS_SERVED = re.compile(rf"^{_I} was (?P<obj>in the (?:[\w-]+ )?{_MILITARY})\b.*$", re.I)
 _WAS_DURABLE = re.compile(
     rf"^{_I} was (?:an? (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?|in the (?:[\w-]+ )?{_MILITARY})\b", re.I
 )
+# Long-lasting medical conditions a person says they have ("I have asthma"), as opposed to a cold.
+_CONDITIONS = (
+    r"asthma|diabetes|arthritis|epilepsy|adhd|add|autism|dyslexia|celiac disease|coeliac disease|cancer|"
+    r"migraines|insomnia|anxiety|depression|ptsd|ocd|tinnitus|eczema|psoriasis|lupus|fibromyalgia|"
+    r"crohn'?s|ms|multiple sclerosis|parkinson'?s|a heart condition|high blood pressure|allergies|"
+    r"(?:a |an )?(?:\w+ )?allergy|(?:a )?(?:food|nut|peanut|gluten|lactose) intolerance"
+)
+# A time of life that makes a past statement biographical ("I played hockey growing up", "I lived in Spain for
+# ten years") rather than an event of the last days.
+_NUMBER_WORD = r"(?:\d+|a few|many|several|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty)"
+_LIFE_TIME = (
+    r"(?:as a (?:kid|child|teen|teenager|youngster|young (?:man|woman|girl|boy|adult)|little (?:girl|boy))|growing up|"
+    r"in (?:high school|middle school|grade school|elementary school|college|university|uni|grad school|law school|"
+    r"med school|my (?:youth|teens|twenties|thirties|20s|30s|younger days|childhood))|"
+    r"(?:when|while|since) i was (?:younger|young|little|small|a (?:kid|child|teen|teenager|toddler|baby|little "
+    r"(?:girl|boy))|in (?:high school|college|school|university)|\d{1,2}|(?:two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen)(?: years old)?)|"
+    rf"for (?:about |over |almost |nearly |more than |quite |well over )?{_NUMBER_WORD} (?:years|decades))"
+)
+_WHEN_I_WAS = re.compile(
+    r"\b(?:when|while|since) i was (?:younger|young|little|small|a (?:kid|child|teen|teenager|toddler|baby|little "
+    r"(?:girl|boy))|in (?:high school|college|school|university)|\d{1,2}|(?:two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen)(?: years old)?)\b"
+)
+_PAST_LIFE = re.compile(
+    rf"^{_I} {_ADVERB}(?P<verb>[a-z]+ed|{'|'.join(sorted(['taught', 'grew', 'rode', 'drove', 'ran', 'swam', 'sang', 'wrote', 'read', 'spent', 'built', 'won', 'had', 'went', 'did', 'made', 'fought', 'sold', 'flew', 'broke', 'began', 'took']))}) "
+    rf"(?P<obj>.+?) (?P<when>{_LIFE_TIME})\b.*$",
+    re.I,
+)
+_PERFECT_SPAN = re.compile(
+    rf"^{_I}(?:'ve| have) {_ADVERB}(?P<pp>[a-z]+ed|known|been|taught|grown|ridden|driven|run|sung|done|worn|"
+    rf"written|read|spent|built|had) (?P<obj>.+?) (?P<when>(?:for (?:about |over |almost |nearly |more than |"
+    rf"quite |well over )?{_NUMBER_WORD} (?:years|decades)|(?:all|most of) my (?:life|adult life|career)|"
+    rf"since (?:i was \w+(?: \w+)?|childhood|high school|college|birth|\d{{4}})))\b.*$",
+    re.I,
+)
+# Past verbs that tell a thought or an exchange, not a part of one's life.
+_PAST_NOT_LIFE = frozenset(["thought", "felt", "said", "told", "asked", "knew", "heard", "forgot", "meant", "wondered",
+                            "guessed", "realized", "realised", "figured", "assumed", "hoped", "wished", "got",
+                            "needed", "wanted", "tried", "decided", "managed", "used", "seemed", "noticed",
+                            "mentioned", "talked", "asked", "answered", "replied", "laughed", "cried", "missed",
+                            "imagined", "believed", "expected", "agreed", "searched", "looked", "checked",
+                            "finished", "started", "stopped", "happened", "called", "texted", "emailed", "wished",
+                            "enjoyed", "had", "did", "went", "made", "took"])  # fmt: skip
+_TRY_HABIT = re.compile(r"^i (?:always |usually |generally |normally |really |do )?try to ", re.I)
+_AGE_ADVERB = r"(?:(?:only|just|almost|nearly|about|barely|already|now|still) )?"
 _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     # role
     ("role", re.compile(rf"^{_I} work(?:s)? as (?P<obj>an? .+)$", re.I), "Works as {obj}"),
@@ -428,7 +487,28 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(rf"^{_I} (?:study|am studying|'m studying|major in|'m majoring in) (?P<obj>.+)$", re.I),
         "Studies {obj}",
     ),
+    # studies and a degree: "I studied chemistry", "I majored in economics"
+    (
+        "personal",
+        re.compile(
+            rf"^{_I} {_ADVERB}(?P<verb>studied|majored in|minored in|did my (?:degree|masters|phd|ba|bs|ma|ms) in) "
+            rf"(?P<obj>(?!the |this |that |it\b|them\b|those |these |your |his |her |their |a |an |some |hard\b|"
+            rf"all\b|for\b|with\b|up\b)[\w' &-]+)$",
+            re.I,
+        ),
+        "studied",
+    ),
     ("used", re.compile(rf"^{_I} {_ADVERB}used to (?P<obj>[\w'-]+(?: .+)?)$", re.I), "Used to {obj}"),
+    ("personal", _PAST_LIFE, "past_life"),
+    (
+        "personal",
+        re.compile(
+            rf"^{_I} {_ADVERB}try to (?P<verb>{_HABIT_VERBS}|keep|avoid|stay|limit|stick to|wake up|get up|sleep|"
+            rf"take|cut|eat|exercise|meditate|write|reply|answer|review|finish|leave|start) (?P<obj>.+)$",
+            re.I,
+        ),
+        "try",
+    ),
     # team
     (
         "team",
@@ -467,6 +547,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "Has been {obj}",
     ),
+    ("personal", _PERFECT_SPAN, "perfect_span"),
     # communication and writing (standing preferences about answers and text)
     (
         "pref",
@@ -527,27 +608,57 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     # personal
     (
         "personal",
-        re.compile(rf"^{_I} {_ADVERB}(?:live|reside) (?P<obj>(?:in|near|on|outside|by) .+)$", re.I),
+        re.compile(
+            rf"^{_I} {_ADVERB}(?:live|reside) (?P<obj>(?:in|near|on|outside|by) .+|alone|by myself|on my own|"
+            rf"with (?:my|a|an|two|three|\d+) .+)$",
+            re.I,
+        ),
         "Lives {obj}",
     ),
     ("personal", re.compile(rf"^{_IM} {_ADVERB}(?:originally )?(?P<obj>from .+)$", re.I), "Is {obj}"),
     (
         "personal",
-        re.compile(rf"^{_I} (?:grew up|was born|was raised) (?P<obj>(?:in|on|near) .+)$", re.I),
+        re.compile(rf"^{_I} {_ADVERB}(?:grew up|was born|was raised) (?P<obj>(?:in|on|near) .+)$", re.I),
         "Grew up {obj}",
     ),
     (
         "personal",
         re.compile(
             rf"^(?:{_I} {_ADVERB}(?:have|own|have got) |{_I}'ve {_ADVERB}(?:got )?|ive (?:got )?)"
-            rf"(?P<obj>(?:my own|a|an|two|three|four|five|six|seven|eight|nine|ten|\d+|several|many|some|lots of|"
+            rf"(?P<obj>(?:my own|a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|several|many|some|lots of|"
             rf"kids|children|grandchildren|grandkids|pets|dogs|cats|siblings|brothers|sisters|twins|horses|"
-            rf"chickens|goats|cows|tattoos)\b.*)$",
+            rf"chickens|goats|cows|tattoos|family|relatives|cousins|nephews|nieces|grandparents|"
+            rf"(?:[\w-]+,? (?:and )?){{0,3}}(?:hair|eyes|skin|freckles|beard)|{_CONDITIONS})\b.*)$",
             re.I,
         ),
         "Has {obj}",
     ),
-    ("personal", re.compile(rf"^{_IM} {_ADVERB}(?P<obj>{_DURABLE_ADJECTIVES})\b.*$", re.I), "Is {obj}"),
+    (
+        "personal",
+        re.compile(rf"^{_IM} {_ADVERB}{_DEGREE}(?P<obj>{_DURABLE_ADJECTIVES})\b.*$", re.I),
+        "Is {obj}",
+    ),
+    # abilities: "I'm fluent in Spanish", "I'm good at SQL", "I'm terrible with names"
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_ADVERB}{_DEGREE}(?P<obj>(?:fluent|proficient|conversational) in [\w' +#.-]+|"
+            rf"(?:good|great|decent|bad|terrible|awful|hopeless|useless|skilled|talented) (?:at|with) [\w' +#.-]+)$",
+            re.I,
+        ),
+        "ability_is",
+    ),
+    # "I'm a huge Mariners fan", "I'm more of a tea person"
+    (
+        "preference",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?P<obj>(?:more of |kind of |sort of |such )?an? (?:(?:big|huge|massive|real|total|"
+            rf"die[- ]hard|lifelong|avid|serious) )?(?:[\w'-]+ ){{1,3}}(?:fan|lover|buff|nerd|geek|junkie|"
+            rf"enthusiast|person|drinker|eater|reader|gamer|type|fanatic|addict))$",
+            re.I,
+        ),
+        "fan",
+    ),
     (
         "isa",
         re.compile(
@@ -560,10 +671,19 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "personal",
-        re.compile(rf"^{_IM} (?P<obj>\d{{1,2}}) (?:years old|yrs old|yo)\b.*$", re.I),
+        re.compile(rf"^{_IM} {_AGE_ADVERB}(?P<obj>\d{{1,2}}) (?:years? old|yrs old|yo|y/o|years of age)\b.*$", re.I),
         "Is {obj} years old",
     ),
-    ("personal", re.compile(rf"^{_IM} (?P<obj>[1-9]\d)$", re.I), "Is {obj} years old"),
+    ("personal", re.compile(rf"^{_IM} {_AGE_ADVERB}(?P<obj>[1-9]\d)$", re.I), "Is {obj} years old"),
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_AGE_ADVERB}in my (?P<obj>(?:early |mid |late )?(?:[1-9]0s|'[1-9]0s|twenties|thirties|"
+            rf"forties|fifties|sixties|seventies|eighties|nineties))\b.*$",
+            re.I,
+        ),
+        "Is in their {obj}",
+    ),
     (
         "personal",
         re.compile(
@@ -870,6 +990,7 @@ _PRONOUNS = [
     (re.compile(r"\bmine\b", re.I), "theirs"),
     (re.compile(r"\bme\b", re.I), "them"),
     (re.compile(r"\bI'm\b|\bI am\b", re.I), "they are"),
+    (re.compile(r"\bI was\b", re.I), "they were"),
     (re.compile(r"\bI\b"), "they"),
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b", re.I), "them"),
@@ -899,6 +1020,24 @@ _FAMILY = re.compile(
     r"snakes?|rabbits?|bunny|bunnies|hamsters?|lizards?|turtles?|stepsons?|stepdaughters?)\b(?(me)| and (?:I|me|myself)\b)",
     re.I,
 )
+# "I took my dogs to the beach": a first-person statement that names the speaker's own partner, children,
+# siblings or pets says that they have them (the same relations as above; not parents, not friends). A
+# statement whose subject is the relative ("My wife likes to cook") stays refused: it is about them.
+_MY_REL = re.compile(
+    r"\bmy (?:(?P<count>two|three|four|five|six|seven|eight)\s+)?(?:(?:oldest|youngest|eldest|older|younger|little|"
+    r"big|baby|only|twin|grown|adult|teenage|teen|two|three|four)\s+)*(?P<rel>wife|husband|fianc[eé]e?|partner|"
+    r"boyfriend|girlfriend|sons?|daughters?|kids|children|grandsons?|granddaughters?|grandkids|grandchildren|"
+    r"brothers?|sisters?|siblings|twins|dogs?|cats?|puppy|puppies|kittens?|horses?|parrots?|rabbits?|bunny|"
+    r"bunnies|hamsters?|stepsons?|stepdaughters?)\b(?!['’]s? (?:friend|boss|manager|colleague))",
+    re.I,
+)
+_MY_REL_LOST = re.compile(
+    r"\b(?:lost|miss|missed|missing|buried|bury|passed|died|dead|late|ex|former|deceased|divorced|divorcing|"
+    r"left|leave|leaving|adopt|adopting|borrow|borrowing|sitting for|want|wanted|future|imaginary|virtual|"
+    r"pretend|fake|someday|mine)\b",
+    re.I,
+)
+_I_SUBJECT = re.compile(r"^(?:i|i'm|i’m|im|i've|i’ve|ive|i am|i have)\b", re.I)
 _PLURAL_REL = {"kids", "children", "grandkids", "grandchildren", "siblings", "twins", "puppies", "bunnies"}
 _TRAILING = re.compile(
     r"[\s,;:.!?\-\u2014]+$|\s+(?:too|as well|though|haha|lol|so|by the way|anyway|honestly|either|"
@@ -1001,9 +1140,55 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             verb, _verb_s(verb).capitalize()
         )
         return kind, f"{label} {_clean(obj, 8)}"
+    if template == "ability_is":
+        words = WORD.findall(obj.lower())
+        if _NEG_POINTING.search(obj) or words[-1] in _NO_OBJECT or len(words) > 8 or words[2:3] == ["the"]:
+            return None  # "I'm really bad at it", "I'm good with that", "I'm good at the moment"
+        return kind, f"Is {_clean(obj, 8)}"
+    if template == "fan":
+        words = WORD.findall(obj.lower())
+        named = [w for w in words if w not in _FAN_FILLER]
+        if _YOU.search(obj) or _NEG_POINTING.search(obj) or len(words) > 8 or len(named) < 2:
+            return None  # "I'm a big fan": of nothing named
+        return kind, f"Is {_clean(obj, 8)}"
+    if template == "studied":
+        return "personal", f"{groups['verb'].capitalize()} {_clean(obj, 8)}"
+    if template == "try":
+        words = WORD.findall(obj.lower())
+        if not words or words[0] in _NO_OBJECT or _PAST_POINTING.search(obj) or len(words) > 10:
+            return None  # "I try to fix it", "I try to help you"
+        return kind, f"Tries to {groups['verb'].lower()} {_clean(obj, 10)}"
+    if template in ("past_life", "perfect_span"):
+        verb = (groups.get("verb") or groups.get("pp")).lower()
+        words = WORD.findall(obj.lower())
+        had = (
+            verb == "had" and _HAVE_OBJECTS.search(obj) and not _HAVE_NOT.match(obj)
+        )  # "I had a dog growing up"
+        here = words[:1] == ["here"] and verb in ("lived", "worked", "been")  # "I've lived here for 30 years"
+        if (
+            (
+                verb in _PAST_NOT_LIFE
+                and not had
+                and not (template == "perfect_span" and verb in ("used", "enjoyed"))
+            )
+            or not words
+            or (words[0] in _NO_OBJECT and not here)
+            or _PAST_POINTING.search(obj)
+            or len(words) > 8
+        ):
+            return None  # "I thought so as a kid", "I've known him for years", "I saw it in college"
+        when = groups["when"]
+        if template == "perfect_span":
+            kind = "role" if verb == "worked" and words[0] in ("as", "at", "for", "in") else kind
+            return kind, f"Has {verb} {_clean(obj, 8)} {_third_person(when)}"
+        kind = "role" if verb in ("worked", "taught") and words[0] in ("as", "at", "for", "in") else kind
+        return kind, f"{verb.capitalize()} {_clean(obj, 8)} {_third_person(when)}"
     if kind == "personal" and template == "Has {obj}":
         if _HAVE_NOT.match(obj) or (not _HAVE_OBJECTS.search(obj) and _YOU.search(obj)):
             return None  # "I have a question", "I have a meeting": not a fact about the person
+        words = WORD.findall(obj.lower())
+        if words[0] == "one" and not _HAVE_OBJECTS.match(" ".join(words[1:2])):
+            return None  # "I have one for each of them": the thing is not named
         return kind, f"Has {_clean(obj, 8)}"
     if kind == "personal" and template == "habit":
         verb = groups["verb"].lower()
@@ -1099,6 +1284,8 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             return None
         kind = "role" if _ROLE_NOUN.search(obj) and not _FAMILY_NOUN.search(obj) else "personal"
         return kind, f"Is {_clean(obj, 6)}"
+    if _YOU.search(obj):
+        return None  # "I'm a fan of your work", "I work with you": about the listener
     art = ""
     if "{art}" in template:
         art = "an " if obj[:1].lower() in "aeiou" else "a "
@@ -1110,6 +1297,12 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
     return kind, template.format(**values)
 
 
+_FAN_FILLER = frozenset(["more", "of", "kind", "sort", "such", "a", "an", "big", "huge", "massive", "real", "total",
+                         "die", "hard", "lifelong", "avid", "serious", "new", "casual", "fellow", "true", "great"])  # fmt: skip
+_DISLIKED_POINTER = re.compile(r"^(?:to \w+ |\w+ing )?(?:it|that|this|you|them|those|these|him|her)\b", re.I)
+_PAST_POINTING = re.compile(
+    r"\b(?:it|this|that|these|those|you|your|him|her|them|he|she|they|there|one)\b", re.I
+)
 _FAV_NOT_NAMED = re.compile(r"\b(?:i|he|she|they|him|her|his|their|my|your|you|we|our|think|guess)\b", re.I)
 _FAMILY_NOUN = re.compile(
     r"\b(?:mom|mother|dad|father|grandmother|grandfather|grandma|grandpa|housewife|homemaker|retiree|"
@@ -1266,8 +1459,8 @@ def _statement(clause: str) -> tuple[str, str] | None:
     disliked = _DISLIKE.match(core)
     if disliked:
         obj = disliked["obj"]
-        if WORD.findall(obj.lower())[:1] in (["it"], ["that"], ["this"], ["you"], ["them"]):
-            return None
+        if _DISLIKED_POINTER.match(obj):
+            return None  # "I don't like it", "I hate to do that": nothing named
         return "preference", f"Dislikes {_clean(obj, 8)}"
     if negated and not _PLEASE.match(core):
         return _negative(core)
@@ -1277,7 +1470,23 @@ def _statement(clause: str) -> tuple[str, str] | None:
             result = _content(kind, template, match)
             if result:
                 return result
+    if _I_SUBJECT.match(core) and "my " in core.lower():
+        return _relation(core)
     return None
+
+
+def _relation(core: str) -> tuple[str, str] | None:
+    """ "I'm walking my dog": the relative or pet the speaker names as their own, as (kind, content)."""
+    found = _MY_REL.search(core)
+    if not found or _MY_REL_LOST.search(core) or _YOU.search(core[: found.start()]):
+        return None  # "I miss my late husband", "I'm sitting for my neighbour's dog", "you and my sister"
+    rel = found["rel"].lower()
+    rel = {"bunny": "rabbit", "bunnies": "rabbits", "puppy": "dog", "puppies": "dogs", "kitten": "cat",
+           "kittens": "cats"}.get(rel, rel)  # fmt: skip
+    if found["count"]:
+        return "personal", f"Has {found['count'].lower()} {rel}"
+    plural = rel in _PLURAL_REL or (rel.endswith("s") and not rel.endswith("ss"))
+    return "personal", f"Has {rel}" if plural else f"Has {'an' if rel[0] in 'aeiou' else 'a'} {rel}"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1361,7 +1570,7 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
                 continue
             if len(actions) >= MAX_ACTIONS:
                 break
-            past = content.startswith(("Used to", "Was ", "Worked ", "No longer "))
+            past = content.startswith(("Used to", "Was ", "Worked ", "No longer ", "Taught "))
             tier = "core" if kind in CORE_KINDS and not past else "contextual"
             action: dict = {"action": "create", "content": content, "tier": tier, "kind": kind,
                             "evidence": [{"message": message.handle, "quote": clause}]}  # fmt: skip
