@@ -636,3 +636,34 @@ def test_a_past_tied_to_a_time_of_life_is_biography(text, kind, content):
 )
 def test_past_events_and_states_are_not_biography(text):
     assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "content"),
+    [
+        ("My role is staff engineer on the data platform.", "role", "Role is staff engineer on the data platform"),
+        ("My background is in statistics.", "expertise", "Has a background in statistics"),
+        ("My hobby is woodworking.", "preference", "Hobby is woodworking"),
+        ("Bouldering is one of my hobbies.", "preference", "Hobbies include Bouldering"),
+        ("Teaching is my passion.", "preference", "Is passionate about Teaching"),
+        ("My native language is Polish.", "personal", "Native language is Polish"),
+        ("My name's Priya.", "personal", "Is called Priya"),
+    ],
+)
+def test_facts_stated_through_a_noun_of_ones_own(text, kind, content):
+    assert [(a["kind"], a["content"]) for a in one(text)] == [(kind, content)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My job is killing me this week.",  # a moment
+        "My job is stressful.",  # not a role
+        "It is my passion.",  # nothing named
+        "My role in this incident was small.",  # a moment of the task
+        "My manager's role is to unblock us.",  # someone else's
+        "Your role is to review the PR.",
+    ],
+)
+def test_nouns_of_ones_own_that_carry_no_lasting_fact(text):
+    assert one(text) == []

@@ -445,12 +445,34 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "personal",
-        re.compile(r"^my name is (?P<obj>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$", re.I),
+        re.compile(r"^my name(?: is|'s|\u2019s) (?P<obj>[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$", re.I),
         "Is called {obj}",
+    ),
+    # "My hobby is woodworking", "Climbing is my passion", "My role is staff engineer": facts the speaker
+    # states about their own life through a noun that is theirs
+    (
+        "personal",
+        re.compile(
+            r"^my (?:main |favou?rite |biggest |new |current |only )?(?P<what>hobby|hobbies|passion|pastimes?|"
+            r"role|title|job title|job|day job|position|background|specialty|speciality|native language|"
+            r"first language|mother tongue|birthday|hometown|home town|major|degree|"
+            r"(?:eye|hair) colou?r) (?P<verb>is|are|include|includes|was) (?P<in>in )?(?P<obj>.+)$",
+            re.I,
+        ),
+        "my_fact",
     ),
     (
         "personal",
-        re.compile(rf"^{_I}(?:'ve| have) {_ADVERB}been to (?P<obj>(?:[\w'-]+ ){{0,5}}[\w'-]+)$", re.I),
+        re.compile(
+            r"^(?P<obj>[\w' -]{2,40}?) (?:is|are) (?:also |definitely |really |kind of )?(?P<one>(?:one|some) of )?"
+            r"my (?:main |biggest |greatest |true |real )?(?P<what>hobby|hobbies|passion|passions|pastimes?)$",
+            re.I,
+        ),
+        "my_fact",
+    ),
+    (
+        "personal",
+        re.compile(rf"^{_I}(?:'ve| have) {_ADVERB}(?:been to|traveled to|travelled to) (?P<obj>(?:[\w'-]+ ){{0,5}}[\w'-]+)$", re.I),
         "Has been to {obj}",
     ),
     (
@@ -1158,6 +1180,30 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         if not words or words[0] in _NO_OBJECT or _PAST_POINTING.search(obj) or len(words) > 10:
             return None  # "I try to fix it", "I try to help you"
         return kind, f"Tries to {groups['verb'].lower()} {_clean(obj, 10)}"
+    if template == "my_fact":
+        what = groups["what"].lower()
+        words = WORD.findall(obj.lower())
+        if (
+            not words
+            or words[0] in _NO_OBJECT
+            or _PAST_POINTING.search(obj)
+            or _ME.search(obj)
+            or len(words) > 10
+            or (groups.get("verb") == "was" and what not in ("background", "major", "degree"))
+        ):
+            return None  # "it is my passion", "my job is killing me this week" (moment words are skipped)
+        if what.startswith("passion"):
+            return "preference", f"Is passionate about {_clean(obj, 8)}"
+        if what in ("hobby", "hobbies", "pastime", "pastimes"):
+            return "preference", f"{'Hobbies include' if what.endswith('s') or groups.get('one') else 'Hobby is'} {_clean(obj, 8)}"
+        if what in ("role", "title", "job title", "position", "job", "day job"):
+            if what in ("job", "day job") and not (_ROLE_NOUN.search(obj) or re.match(r"\w+ing\b", obj)):
+                return None  # "my job is stressful": not a role
+            return "role", f"{'Day job' if what == 'day job' else 'Role'} is {_clean(obj, 8)}"
+        if what in ("background", "specialty", "speciality"):
+            return "expertise", f"Has a background in {_clean(obj, 8)}"
+        verb = "are" if groups["verb"] == "are" else "is"
+        return "personal", f"{what.capitalize()} {verb} {groups.get('in') or ''}{_clean(obj, 8)}"
     if template in ("past_life", "perfect_span"):
         verb = (groups.get("verb") or groups.get("pp")).lower()
         words = WORD.findall(obj.lower())
@@ -1300,6 +1346,7 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
 _FAN_FILLER = frozenset(["more", "of", "kind", "sort", "such", "a", "an", "big", "huge", "massive", "real", "total",
                          "die", "hard", "lifelong", "avid", "serious", "new", "casual", "fellow", "true", "great"])  # fmt: skip
 _DISLIKED_POINTER = re.compile(r"^(?:to \w+ |\w+ing )?(?:it|that|this|you|them|those|these|him|her)\b", re.I)
+_ME = re.compile(r"\b(?:me|us|myself)\b", re.I)
 _PAST_POINTING = re.compile(
     r"\b(?:it|this|that|these|those|you|your|him|her|them|he|she|they|there|one)\b", re.I
 )
@@ -1317,6 +1364,7 @@ _DISLIKE = re.compile(
 )
 # A clause that can carry a self-statement starts with one of these (after discourse words): a cheap test
 # that spares the pattern list for most clauses.
+_MY_NOUN_TAIL = re.compile(r"fav|\bmy (?:\w+ )?(?:hobb|passion|pastime)", re.I)
 _START = re.compile(r"^(?:me and my\b|i\b|i'|i’|im\b|ive\b|my\b|please\b|always\b|never\b|from now on\b|"
                     r"in general\b|by default\b)", re.I)  # fmt: skip
 
@@ -1441,7 +1489,7 @@ def _negative(core: str) -> tuple[str, str] | None:
 def _statement(clause: str) -> tuple[str, str] | None:
     """(kind, content) when the clause is a durable statement the speaker makes about themselves."""
     core = " ".join(_LEAD.sub("", clause).split())
-    if not core or not (_START.match(core) or "fav" in core.lower()):
+    if not core or not (_START.match(core) or _MY_NOUN_TAIL.search(core)):
         return None
     negated = _NEGATION.search(core) is not None
     # "I don't smoke anymore": a habit given up, said with a word that otherwise marks a moment
