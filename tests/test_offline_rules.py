@@ -667,3 +667,28 @@ def test_facts_stated_through_a_noun_of_ones_own(text, kind, content):
 )
 def test_nouns_of_ones_own_that_carry_no_lasting_fact(text):
     assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("I was shy growing up.", "Was shy growing up"),
+        ("I was born and raised in Ohio and never left.", "Grew up in Ohio"),
+    ],
+)
+def test_what_the_speaker_was_at_a_time_of_life(text, content):
+    assert [a["content"] for a in one(text)] == [content]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was exhausted when I was younger.",  # a passing state, whenever it was
+        "I was there as a kid.",
+        "I was playing outside when I was five.",  # an event
+        "I haven't been to the gym in a while.",  # a negated recent event
+        "I wouldn't mind a shorter answer.",  # a modal request
+    ],
+)
+def test_passing_states_and_modal_negations_are_refused(text):
+    assert one(text) == []

@@ -11,6 +11,7 @@ quoted or pasted text, transient states, and instructions aimed at the assistant
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from agent_signals.offline.words import WORD, content_words
@@ -158,7 +159,7 @@ _TOKEN = re.compile(r"[a-z']+")
 def _skipped(core: str) -> bool:
     """Whether the clause is a question-like, hypothetical, planned, momentary or injected statement."""
     lower = core.lower().replace("\u2019", "'")
-    if lower.startswith("i was ") and _WAS_DURABLE.match(core):
+    if lower.startswith("i was ") and (_WAS_DURABLE.match(core) or _WAS_LIFE.match(core)):
         lower = lower[6:]  # "I was a nurse for ten years": a past role, not a moment
     if _TRY_HABIT.match(lower):  # "I try to keep my pull requests small": a standing effort, not an attempt
         lower = lower.replace("try to", "", 1)
@@ -168,7 +169,9 @@ def _skipped(core: str) -> bool:
 
 
 _NEGATION = re.compile(
-    r"\b(?:not|never|no longer|don'?t|doesn'?t|didn'?t|can'?t|cannot|isn'?t|aren'?t|nor)\b", re.I
+    r"\b(?:not|never|no longer|don'?t|doesn'?t|didn'?t|can'?t|cannot|isn'?t|aren'?t|nor|haven'?t|hasn'?t|"
+    r"hadn'?t|wasn'?t|weren'?t|won'?t|wouldn'?t|shouldn'?t|couldn'?t|ain'?t)\b",
+    re.I,
 )
 _ORG = re.compile(
     r"^(?:we|our|the (?:company|team|org|organisation|organization)|everyone|everybody)\b", re.I
@@ -335,6 +338,12 @@ _PAST_NOT_LIFE = frozenset(["thought", "felt", "said", "told", "asked", "knew", 
                             "imagined", "believed", "expected", "agreed", "searched", "looked", "checked",
                             "finished", "started", "stopped", "happened", "called", "texted", "emailed", "wished",
                             "enjoyed", "had", "did", "went", "made", "took"])  # fmt: skip
+_WAS_LIFE = re.compile(rf"^{_I} was (?P<obj>(?!(?:just|about|going|thinking|planning|hoping|talking|telling|so|too|very)\b).+?) (?P<when>{_LIFE_TIME})\b.*$", re.I)
+# Feelings and states that pass: never a trait, whenever they were felt.
+_MOMENT_STATES = frozenset(["tired", "exhausted", "sick", "ill", "busy", "hungry", "thirsty", "bored", "sad", "upset",
+                            "angry", "mad", "worried", "stressed", "excited", "nervous", "sleepy", "late", "sorry",
+                            "glad", "happy", "scared", "afraid", "annoyed", "confused", "surprised", "there", "here",
+                            "at", "in", "on", "out", "home", "away", "able", "about", "almost"])  # fmt: skip
 _TRY_HABIT = re.compile(r"^i (?:always |usually |generally |normally |really |do )?try to ", re.I)
 _AGE_ADVERB = r"(?:(?:only|just|almost|nearly|about|barely|already|now|still) )?"
 _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
@@ -522,6 +531,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     ("used", re.compile(rf"^{_I} {_ADVERB}used to (?P<obj>[\w'-]+(?: .+)?)$", re.I), "Used to {obj}"),
     ("personal", _PAST_LIFE, "past_life"),
+    ("personal", _WAS_LIFE, "was_life"),
     (
         "personal",
         re.compile(
@@ -640,7 +650,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ("personal", re.compile(rf"^{_IM} {_ADVERB}(?:originally )?(?P<obj>from .+)$", re.I), "Is {obj}"),
     (
         "personal",
-        re.compile(rf"^{_I} {_ADVERB}(?:grew up|was born|was raised) (?P<obj>(?:in|on|near) .+)$", re.I),
+        re.compile(
+            rf"^{_I} {_ADVERB}(?:grew up|was born(?: and raised)?|was raised|was brought up) (?P<obj>(?:in|on|near) .+)$",
+            re.I,
+        ),
         "Grew up {obj}",
     ),
     (
@@ -1204,6 +1217,11 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             return "expertise", f"Has a background in {_clean(obj, 8)}"
         verb = "are" if groups["verb"] == "are" else "is"
         return "personal", f"{what.capitalize()} {verb} {groups.get('in') or ''}{_clean(obj, 8)}"
+    if template == "was_life":
+        words = WORD.findall(obj.lower())
+        if not words or _PAST_POINTING.search(obj) or len(words) > 8 or words[0].endswith("ing") or words[0] in _MOMENT_STATES:
+            return None  # "I was there as a kid", "I was playing outside when I was 5": events
+        return kind, f"Was {_clean(obj, 8)} {_third_person(groups['when'])}"
     if template in ("past_life", "perfect_span"):
         verb = (groups.get("verb") or groups.get("pp")).lower()
         words = WORD.findall(obj.lower())
@@ -1599,11 +1617,11 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
                 continue
             found = _statement(clause)
             if found is None:  # "I am 19 and just want to see my friends": the first part may stand alone
-                head = _CONJUNCTION.search(clause)
-                if head is None:
-                    continue
-                clause = clause[: head.start()].rstrip()
-                found = _statement(clause)
+                for head in itertools.islice(_CONJUNCTION.finditer(clause), 3):
+                    found = _statement(clause[: head.start()].rstrip())
+                    if found is not None:
+                        clause = clause[: head.start()].rstrip()
+                        break
                 if found is None:
                     continue
             kind, content = found
