@@ -428,6 +428,7 @@ def test_a_skill_held_for_years_needs_to_be_named():
          "Honestly I don't use Windows at all"),
         ("I don't often write Java.", "personal", "Does not often write Java", "I don't often write Java"),
         ("I don't drive.", "personal", "Does not drive", "I don't drive"),
+        ("I don't work on weekends.", "personal", "Does not work on weekends", "I don't work on weekends"),
         ("I never eat lunch at my desk.", "preference", "Never eats lunch at their desk",
          "I never eat lunch at my desk"),
         ("I've never used Kubernetes in production.", "personal", "Has never used Kubernetes in production",

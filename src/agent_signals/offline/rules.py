@@ -1460,8 +1460,8 @@ def _negative(core: str) -> tuple[str, str] | None:
         kind = (
             "preference" if head in ("eat", "drink", "smoke", "vape", "like", "enjoy", "care") else "personal"
         )
-        if head == "work":
-            kind = "role"
+        if head == "work" and (neg == "no longer" or anymore) and rest in ("at", "for", "on", "in"):
+            kind = "role"  # "I no longer work at Acme": a past role; "I don't work on weekends" is a habit
         if neg == "no longer" or anymore:
             return (
                 kind,
