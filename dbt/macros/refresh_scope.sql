@@ -28,11 +28,14 @@
     {%- set run = run_id() -%}
     {%- if run is none -%}
         true
+    {#- `= any(array(subquery))`: the touched users are read once, then every table is probed by its index
+        on user_id (an `in (subquery)` is planned as a join that scans the whole table). -#}
     {%- elif run == 'session' -%}
-        {{ column }} in (select t.user_id from {{ source('ops', 'touched_users') }} t
-                         where t.run_id = current_setting('agent_signals.refresh_run_id')::uuid)
+        {{ column }} = any(array(select t.user_id from {{ source('ops', 'touched_users') }} t
+                                 where t.run_id = current_setting('agent_signals.refresh_run_id')::uuid))
     {%- else -%}
-        {{ column }} in (select t.user_id from {{ source('ops', 'touched_users') }} t where t.run_id = '{{ run }}'::uuid)
+        {{ column }} = any(array(select t.user_id from {{ source('ops', 'touched_users') }} t
+                                 where t.run_id = '{{ run }}'::uuid))
     {%- endif -%}
 {%- endmacro %}
 
