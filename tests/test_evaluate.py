@@ -52,6 +52,8 @@ def test_wrong_speaker_is_a_signal_stating_the_other_speakers_fact():
     distractor = fact("d", "I have two jobs and I am tired.", "m9")
     assert wrong_speaker(signal("Has two jobs", "m1"), [distractor])
     assert not wrong_speaker(signal("Works as a nurse", "m1"), [distractor])
+    # one shared topic is not the other speaker's fact
+    assert not wrong_speaker(signal("Likes to hike", "m1"), [fact("d2", "I love to hike.", "m9")])
 
 
 @pytest.mark.unit
@@ -59,11 +61,15 @@ def test_score_counts_precision_recall_negatives_and_tiers():
     role = GoldFact("role", "u", "I am a nurse.", True, frozenset({("c1", "m1")}), "role", "core")
     org = GoldFact("org", "u", "We use Postgres.", False, frozenset({("c1", "m2")}), negative_kind="org_fact")
     missed = GoldFact("pet", "u", "I have a dog.", True, frozenset({("c1", "m3")}), "personal")
-    dataset = evaluate.Dataset([], [role, org, missed], [fact("d", "I love chess.", "m4")], ["u"])
+    dataset = evaluate.Dataset(
+        [], [role, org, missed], [fact("d", "I play chess every Sunday.", "m4")], ["u"]
+    )
     signals = [
         StoredSignal("1", "u", "Works as a nurse", "role", "contextual", frozenset({("c1", "m1")})),
         StoredSignal("2", "u", "Uses Postgres", "expertise", "core", frozenset({("c1", "m2")})),
-        StoredSignal("3", "u", "Loves chess", "personal", "contextual", frozenset({("c1", "m5")})),
+        StoredSignal(
+            "3", "u", "Plays chess every Sunday", "personal", "contextual", frozenset({("c1", "m5")})
+        ),
     ]
     report = evaluate.score(signals, dataset)
     assert (report.signals, report.correct, report.expected_facts, report.found_facts) == (3, 1, 2, 1)

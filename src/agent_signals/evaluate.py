@@ -11,8 +11,9 @@ Matching, documented in the README and tested in tests/test_evaluate.py:
   |A ∩ B| / min(|A|, |B|), is at least TEXT_SIMILARITY (pronouns, auxiliaries and stop words removed,
   crude suffix stemming), so "Has a son in junior high" matches "My son is in junior high." and a second
   fact cited by the same message does not steal the match. The most similar fact wins.
-- a signal that matches no fact of its user but whose text is at least WRONG_SPEAKER_SIMILARITY similar to
-  one of the user's distractor facts (said by the other speaker) counts as wrong-speaker.
+- a signal that matches no fact of its user but states one of the user's distractor facts (said by the
+  other speaker: at least two content-word stems in common and a Jaccard similarity of at least
+  WRONG_SPEAKER_SIMILARITY) counts as wrong-speaker.
 - precision: signals matching a fact with expected_signal true / all signals; recall: expected facts
   matched by at least one signal / expected facts.
 """
@@ -30,7 +31,7 @@ from agent_signals.load import default_message_id
 from agent_signals.runtime import environment
 
 TEXT_SIMILARITY = 0.34
-WRONG_SPEAKER_SIMILARITY = 0.6
+WRONG_SPEAKER_SIMILARITY = 0.5
 
 _WORD = re.compile(r"[a-z0-9]+")
 _IGNORED = frozenset(
@@ -218,10 +219,20 @@ def match(signal: StoredSignal, facts: Iterable[GoldFact]) -> GoldFact | None:
 
 
 def wrong_speaker(signal: StoredSignal, distractors: Iterable[GoldFact]) -> bool:
-    return any(
-        d.user_id == signal.user_id and similarity(signal.content, d.text) >= WRONG_SPEAKER_SIMILARITY
-        for d in distractors
-    )
+    """The signal states one of the other speaker's facts: at least two content-word stems in common and a
+    Jaccard similarity of WRONG_SPEAKER_SIMILARITY or more (stricter than matching a fact: both speakers
+    often talk about one topic, "Likes to hike" / "I love to hike", and that is not a wrong speaker)."""
+    mine = stems(signal.content)
+    for d in distractors:
+        theirs = stems(d.text)
+        shared = len(mine & theirs)
+        if (
+            d.user_id == signal.user_id
+            and shared >= 2
+            and shared / len(mine | theirs) >= WRONG_SPEAKER_SIMILARITY
+        ):
+            return True
+    return False
 
 
 class DatasetError(AgentSignalsError):
