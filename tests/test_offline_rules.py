@@ -612,7 +612,11 @@ def test_relatives_are_not_read_from_other_sentences(text):
     ("text", "kind", "content"),
     [
         ("I played the cello growing up.", "personal", "Played the cello growing up"),
-        ("I taught at a community college for six years.", "role", "Taught at a community college for six years"),
+        (
+            "I taught at a community college for six years.",
+            "role",
+            "Taught at a community college for six years",
+        ),
         ("I lived in Singapore for ten years.", "personal", "Lived in Singapore for ten years"),
         ("I have lived here for 30 years.", "personal", "Has lived here for 30 years"),
         ("I started programming when I was 12.", "personal", "Started programming when they were 12"),
@@ -642,7 +646,11 @@ def test_past_events_and_states_are_not_biography(text):
 @pytest.mark.parametrize(
     ("text", "kind", "content"),
     [
-        ("My role is staff engineer on the data platform.", "role", "Role is staff engineer on the data platform"),
+        (
+            "My role is staff engineer on the data platform.",
+            "role",
+            "Role is staff engineer on the data platform",
+        ),
         ("My background is in statistics.", "expertise", "Has a background in statistics"),
         ("My hobby is woodworking.", "preference", "Hobby is woodworking"),
         ("Bouldering is one of my hobbies.", "preference", "Hobbies include Bouldering"),

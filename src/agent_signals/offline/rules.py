@@ -338,7 +338,10 @@ _PAST_NOT_LIFE = frozenset(["thought", "felt", "said", "told", "asked", "knew", 
                             "imagined", "believed", "expected", "agreed", "searched", "looked", "checked",
                             "finished", "started", "stopped", "happened", "called", "texted", "emailed", "wished",
                             "enjoyed", "had", "did", "went", "made", "took"])  # fmt: skip
-_WAS_LIFE = re.compile(rf"^{_I} was (?P<obj>(?!(?:just|about|going|thinking|planning|hoping|talking|telling|so|too|very)\b).+?) (?P<when>{_LIFE_TIME})\b.*$", re.I)
+_WAS_LIFE = re.compile(
+    rf"^{_I} was (?P<obj>(?!(?:just|about|going|thinking|planning|hoping|talking|telling|so|too|very)\b).+?) (?P<when>{_LIFE_TIME})\b.*$",
+    re.I,
+)
 # Feelings and states that pass: never a trait, whenever they were felt.
 _MOMENT_STATES = frozenset(["tired", "exhausted", "sick", "ill", "busy", "hungry", "thirsty", "bored", "sad", "upset",
                             "angry", "mad", "worried", "stressed", "excited", "nervous", "sleepy", "late", "sorry",
@@ -481,7 +484,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "personal",
-        re.compile(rf"^{_I}(?:'ve| have) {_ADVERB}(?:been to|traveled to|travelled to) (?P<obj>(?:[\w'-]+ ){{0,5}}[\w'-]+)$", re.I),
+        re.compile(
+            rf"^{_I}(?:'ve| have) {_ADVERB}(?:been to|traveled to|travelled to) (?P<obj>(?:[\w'-]+ ){{0,5}}[\w'-]+)$",
+            re.I,
+        ),
         "Has been to {obj}",
     ),
     (
@@ -706,7 +712,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     (
         "personal",
-        re.compile(rf"^{_IM} {_AGE_ADVERB}(?P<obj>\d{{1,2}}) (?:years? old|yrs old|yo|y/o|years of age)\b.*$", re.I),
+        re.compile(
+            rf"^{_IM} {_AGE_ADVERB}(?P<obj>\d{{1,2}}) (?:years? old|yrs old|yo|y/o|years of age)\b.*$", re.I
+        ),
         "Is {obj} years old",
     ),
     ("personal", re.compile(rf"^{_IM} {_AGE_ADVERB}(?P<obj>[1-9]\d)$", re.I), "Is {obj} years old"),
@@ -1208,7 +1216,10 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         if what.startswith("passion"):
             return "preference", f"Is passionate about {_clean(obj, 8)}"
         if what in ("hobby", "hobbies", "pastime", "pastimes"):
-            return "preference", f"{'Hobbies include' if what.endswith('s') or groups.get('one') else 'Hobby is'} {_clean(obj, 8)}"
+            return (
+                "preference",
+                f"{'Hobbies include' if what.endswith('s') or groups.get('one') else 'Hobby is'} {_clean(obj, 8)}",
+            )
         if what in ("role", "title", "job title", "position", "job", "day job"):
             if what in ("job", "day job") and not (_ROLE_NOUN.search(obj) or re.match(r"\w+ing\b", obj)):
                 return None  # "my job is stressful": not a role
@@ -1219,7 +1230,13 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         return "personal", f"{what.capitalize()} {verb} {groups.get('in') or ''}{_clean(obj, 8)}"
     if template == "was_life":
         words = WORD.findall(obj.lower())
-        if not words or _PAST_POINTING.search(obj) or len(words) > 8 or words[0].endswith("ing") or words[0] in _MOMENT_STATES:
+        if (
+            not words
+            or _PAST_POINTING.search(obj)
+            or len(words) > 8
+            or words[0].endswith("ing")
+            or words[0] in _MOMENT_STATES
+        ):
             return None  # "I was there as a kid", "I was playing outside when I was 5": events
         return kind, f"Was {_clean(obj, 8)} {_third_person(groups['when'])}"
     if template in ("past_life", "perfect_span"):
