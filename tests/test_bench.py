@@ -1,0 +1,49 @@
+"""bench/run.py works end to end at a tiny size: its own scratch databases, the real flow in child
+processes, every figure of the issue in the last line. Correctness only: the figures of a 40-user run say
+nothing about speed, so none is compared with a target here (bench/run.py's table does that)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+KEYS = {
+    "overhead_users_per_s", "latency_efficiency", "latency_efficiency_c32", "llm_calls_per_user",
+    "prompt_tokens_per_user_message", "rerun_llm_calls", "history_growth_ratio", "read_p50_ms", "read_p99_ms",
+    "pk_p50_ms", "refresh_touched_ratio", "peak_rss_mb", "peak_rss_mb_small", "refresh_s",
+}  # fmt: skip
+
+
+def scratch_databases(server_url: str) -> set[str]:
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        rows = conn.execute("select datname from pg_database where datname like 'bench_%'").fetchall()
+    return {name for (name,) in rows}
+
+
+def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:
+    before = scratch_databases(server_url)
+    done = subprocess.run(
+        [sys.executable, "bench/run.py", "--users", "40", "--read-users", "300", "--reps", "1"],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": server_url},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert KEYS <= figures.keys()
+    assert figures["users"] == 40 and figures["read_users"] == 300 and figures["failures"] == 0
+    assert figures["llm_calls_per_user"] == 1.0  # one extraction call per user with new messages
+    assert figures["rerun_llm_calls"] == 0  # nothing new: no call
+    assert 0 < figures["prompt_tokens_per_user_message"] < 130
+    assert all(figures[key] > 0 for key in ("overhead_users_per_s", "latency_efficiency", "read_p50_ms"))
+    assert "overhead_users_per_s" in done.stdout.split("\n", 3)[2]  # the table before the JSON line
+    assert scratch_databases(server_url) == before  # every scratch database dropped
