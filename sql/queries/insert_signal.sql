@@ -1,10 +1,27 @@
-insert into signals.signals as s (
-    signal_id, user_id, content, normalized, kind, tier, origin, status,
-    mention_count, first_seen_at, last_seen_at, embedding
+-- A new inferred signal with its `create` event and its evidence, in one statement (one round trip). The
+-- evidence comes as parallel arrays, one element per cited message. No row, no event and no evidence when
+-- the deterministic id is already taken.
+with created as (
+    insert into signals.signals as s (
+        signal_id, user_id, content, normalized, kind, tier, origin, status,
+        mention_count, first_seen_at, last_seen_at, embedding
+    )
+    values (
+        %(signal_id)s, %(user_id)s, %(content)s, %(normalized)s, %(kind)s, %(tier)s, 'inferred', 'active',
+        %(mentions)s, %(first_seen_at)s, %(last_seen_at)s, %(embedding)s::vector
+    )
+    on conflict (signal_id) do nothing
+    returning signal_id, to_jsonb(s) - 'embedding' as snapshot
+), event as (
+    insert into signals.events (signal_id, user_id, run_id, action, actor, prompt_version, model, before, after)
+    select signal_id, %(user_id)s, %(run_id)s, 'create', 'pipeline', %(prompt_version)s, %(model)s, null, snapshot
+    from created
+), evidence as (
+    insert into signals.evidence (signal_id, conversation_id, message_id, quote, message_at, run_id)
+    select created.signal_id, cited.conversation_id, cited.message_id, cited.quote, cited.message_at, %(run_id)s
+    from created,
+         unnest(%(conversation_ids)s::text[], %(message_ids)s::text[], %(quotes)s::text[],
+                %(message_ats)s::timestamptz[]) as cited (conversation_id, message_id, quote, message_at)
+    on conflict (signal_id, conversation_id, message_id) do nothing
 )
-values (
-    %(signal_id)s, %(user_id)s, %(content)s, %(normalized)s, %(kind)s, %(tier)s, 'inferred', 'active',
-    %(mentions)s, %(first_seen_at)s, %(last_seen_at)s, %(embedding)s::vector
-)
-on conflict (signal_id) do nothing
-returning signal_id, to_jsonb(s) - 'embedding' as snapshot
+select signal_id, snapshot from created

@@ -3,6 +3,7 @@ events and watermarks. Re-applying the same proposals changes nothing."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,12 @@ class Provenance:
     run_id: UUID
     prompt_version: str
     model: str
+
+
+@functools.lru_cache(maxsize=256)
+def _vector(embedding: tuple[float, ...] | None) -> str | None:
+    """A proposal's embedding in pgvector's text form, formatted once however many statements use it."""
+    return vector_text(embedding)
 
 
 class _Writer:
@@ -114,23 +121,19 @@ class _Writer:
 
     async def restates(self, proposal: Proposal, exclude: UUID | None = None) -> dict[str, Any] | None:
         """The signal this proposal restates: the same text, the user's own signal of an exclusive kind,
-        or a near-duplicate in meaning (tombstones included)."""
-        params = {"user_id": self.user_id, "normalized": proposal.normalized, "kind": proposal.kind}
-        same = await self.one("find_signal_by_text", params)
-        if same is not None and same["signal_id"] != exclude:
-            return same
-        if proposal.kind in self.settings.exclusive_kinds:
-            own = await self.one("find_manual_of_kind", params)
-            if own is not None:
-                return own
-        if proposal.embedding is not None:
-            near = await self.one(
-                "find_near_duplicate",
-                {"user_id": self.user_id, "embedding": vector_text(proposal.embedding), "exclude": exclude},
-            )
-            if near is not None and near["similarity"] >= self.settings.near_duplicate_similarity:
-                return near
-        return None
+        or a near-duplicate in meaning (tombstones included). One round trip (find_restated.sql)."""
+        return await self.one(
+            "find_restated",
+            {
+                "user_id": self.user_id,
+                "normalized": proposal.normalized,
+                "kind": proposal.kind,
+                "exclusive": proposal.kind in self.settings.exclusive_kinds,
+                "embedding": _vector(proposal.embedding),
+                "threshold": self.settings.near_duplicate_similarity,
+                "exclude": exclude,
+            },
+        )
 
     async def create(self, proposal: Proposal) -> None:
         existing = await self.restates(proposal)
@@ -147,19 +150,24 @@ class _Writer:
             "tier": proposal.tier,
             "first_seen_at": min(seen),
             "last_seen_at": max(seen),
-            "embedding": vector_text(proposal.embedding),
+            "embedding": _vector(proposal.embedding),
             # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
             "mentions": len({(c.message.conversation_id, c.message.message_id) for c in proposal.evidence}),
+            "run_id": self.prov.run_id,
+            "prompt_version": self.prov.prompt_version,
+            "model": self.prov.model,
+            "conversation_ids": [c.message.conversation_id for c in proposal.evidence],
+            "message_ids": [c.message.message_id for c in proposal.evidence],
+            "quotes": [c.quote for c in proposal.evidence],
+            "message_ats": [c.message.created_at for c in proposal.evidence],
         }
-        created = await self.one("insert_signal", params)
+        created = await self.one("insert_signal", params)  # with its `create` event and its evidence
         if created is None:
             # the deterministic id is taken by a signal whose text was later updated away from this one
             params["signal_id"] = uuid4()
             created = await self.one("insert_signal", params)
         assert created is not None
         signal_id = params["signal_id"]
-        await self.cite(signal_id, proposal)
-        await self.event(signal_id, "create", None, created["snapshot"])
         self.touched.add(signal_id)
         self.counts["created"] += 1
 
@@ -196,7 +204,7 @@ class _Writer:
                 "normalized": proposal.normalized,
                 "kind": proposal.kind,
                 "tier": proposal.tier,
-                "embedding": vector_text(proposal.embedding),
+                "embedding": _vector(proposal.embedding),
             },
         )
         await self.cite(target["signal_id"], proposal)
@@ -204,6 +212,16 @@ class _Writer:
         await self.event(target["signal_id"], "update", target["snapshot"], after["snapshot"])
         self.touched.add(target["signal_id"])
         self.counts["updated"] += 1
+
+
+def last_read(read: Sequence[SourceMessage]) -> list[SourceMessage]:
+    """The last message read in each conversation (where its watermark moves to)."""
+    last: dict[str, SourceMessage] = {}
+    for message in read:
+        seen = last.get(message.conversation_id)
+        if seen is None or (message.created_at, message.message_id) > (seen.created_at, seen.message_id):
+            last[message.conversation_id] = message
+    return list(last.values())
 
 
 async def apply_user(
@@ -230,59 +248,63 @@ async def apply_user(
             await (writer.create(proposal) if proposal.action == "create" else writer.update(proposal))
         if writer.touched:
             await enforce_cap(writer, decide, at or datetime.now(UTC))
-        for proposal, reason in quarantine:  # held for review, never written as a signal
-            await writer.one(
-                "insert_quarantine",
-                {
-                    "run_id": prov.run_id,
-                    "user_id": user_id,
-                    "content": proposal.content,
-                    "kind": proposal.kind,
-                    "tier": proposal.tier,
-                    "evidence": Jsonb(
-                        [
-                            {
-                                "conversation_id": c.message.conversation_id,
-                                "message_id": c.message.message_id,
-                                "quote": c.quote,
-                            }
-                            for c in proposal.evidence
-                        ]
-                    ),
-                    "reason": reason,
-                },
+        # what is left needs no answer: sent in one round trip (psycopg's pipeline mode)
+        async with conn.pipeline():
+            cur = conn.cursor()
+            for proposal, reason in quarantine:  # held for review, never written as a signal
+                await cur.execute(
+                    query(settings, "insert_quarantine"),
+                    {
+                        "run_id": prov.run_id,
+                        "user_id": user_id,
+                        "content": proposal.content,
+                        "kind": proposal.kind,
+                        "tier": proposal.tier,
+                        "evidence": Jsonb(
+                            [
+                                {
+                                    "conversation_id": c.message.conversation_id,
+                                    "message_id": c.message.message_id,
+                                    "quote": c.quote,
+                                }
+                                for c in proposal.evidence
+                            ]
+                        ),
+                        "reason": reason,
+                    },
+                )
+                writer.counts["quarantined"] += 1
+            if summary and writer.touched and not any(writer.counts.get(k) for k in SUMMARY_SPOILERS):
+                # the extraction call wrote the summary of exactly this set: no separate summary call
+                await cur.execute(
+                    query(settings, "upsert_summary"),
+                    {
+                        "user_id": user_id,
+                        "summary": " ".join(summary.split()),
+                        "fingerprint": None,
+                        "signal_count": None,
+                        "model": prov.model,
+                        "prompt_version": prov.prompt_version,
+                        "run_id": prov.run_id,
+                    },
+                )
+                writer.counts["summarized_inline"] += 1
+            last = last_read(read)
+            if last:
+                await cur.executemany(
+                    query(settings, "advance_watermark"),
+                    [
+                        {
+                            "conversation_id": message.conversation_id,
+                            "user_id": user_id,
+                            "last_message_at": message.created_at,
+                            "last_message_id": message.message_id,
+                            "run_id": prov.run_id,
+                        }
+                        for message in last
+                    ],
+                )
+            await cur.execute(
+                query(settings, "resolve_failures"), {"user_id": user_id, "run_id": prov.run_id}
             )
-            writer.counts["quarantined"] += 1
-        if summary and writer.touched and not any(writer.counts.get(k) for k in SUMMARY_SPOILERS):
-            # the extraction call wrote the summary of exactly this set: no separate summary call
-            await writer.one(
-                "upsert_summary",
-                {
-                    "user_id": user_id,
-                    "summary": " ".join(summary.split()),
-                    "fingerprint": None,
-                    "signal_count": None,
-                    "model": prov.model,
-                    "prompt_version": prov.prompt_version,
-                    "run_id": prov.run_id,
-                },
-            )
-            writer.counts["summarized_inline"] += 1
-        last: dict[str, SourceMessage] = {}
-        for message in read:
-            seen = last.get(message.conversation_id)
-            if seen is None or (message.created_at, message.message_id) > (seen.created_at, seen.message_id):
-                last[message.conversation_id] = message
-        for message in last.values():
-            await writer.one(
-                "advance_watermark",
-                {
-                    "conversation_id": message.conversation_id,
-                    "user_id": user_id,
-                    "last_message_at": message.created_at,
-                    "last_message_id": message.message_id,
-                    "run_id": prov.run_id,
-                },
-            )
-        await writer.one("resolve_failures", {"user_id": user_id, "run_id": prov.run_id})
     return writer.counts
