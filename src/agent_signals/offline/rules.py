@@ -148,7 +148,7 @@ _SKIP_PHRASES = re.compile(
     r"\b(?:one day|plan on|planning on|(?:am|'m|im|are|'re|is|'s|was|were) going to|plan to|about to|need to|"
     r"have to|has to|had to|want to|trying to|try to|right now|at the moment|"
     r"this (?:week|morning|afternoon|evening|weekend|sprint|month|year)|next (?:week|month|year)|"
-    r"last (?:week|night|month|year)|just (?:\w+ed|got|came|went|had|did|saw|made|took|bought|found|began|"
+    r"last (?:week|night|month|year)|all (?:day|night|morning|afternoon|evening|week|weekend)|just (?:\w+ed|got|came|went|had|did|saw|made|took|bought|found|began|"
     r"started|been|met|won|ate|left|heard|read|wrote|ran|sent|gave|told)|note that|thinking (?:of|about)|"
     r"store (?:this|that|it)|save (?:this|that|it)|act as|you are|system prompt|yeah right|as if|"
     r"just kidding|i will|i won'?t|i was(?! (?:born|raised)\b)|i wasn'?t|i did)\b|/s\b|\bsystem\s*:|[<>{}]"
@@ -161,6 +161,10 @@ def _skipped(core: str) -> bool:
     lower = core.lower().replace("\u2019", "'")
     if lower.startswith("i was ") and (_WAS_DURABLE.match(core) or _WAS_LIFE.match(core)):
         lower = lower[6:]  # "I was a nurse for ten years": a past role, not a moment
+    if _NEW_ROLE.match(
+        lower
+    ):  # "I just started as a life coach", "I was hired as a cashier": a role from now on
+        lower = re.sub(r"\b(?:just|recently|i was hired)\b", "", lower)
     if _TRY_HABIT.match(lower):  # "I try to keep my pull requests small": a standing effort, not an attempt
         lower = lower.replace("try to", "", 1)
     if "i was " in lower:  # "I played the violin when I was younger": a time of life, not a moment
@@ -189,12 +193,13 @@ _LEAD = re.compile(
     r"haha|wow|cool|nice|great|same|me too|true|personally|to be honest|i mean|you know|"
     r"fortunately|thankfully|luckily|unfortunately|sadly|lol|lmao|hmm|um|uh|aww|aw|omg|gosh|yea|yup|nope|"
     r"indeed|anyway|anyways|of course|hahaha|hehe|ha|now|these days|nowadays|"
+    r"in my (?:spare|free|down|off|leisure) ?time|on (?:the )?weekends|for fun|"
     r"i (?:think|guess|feel like|believe|suppose) (?:that )?(?=i\b|i'|my\b))\b[\s,!.]*)+",
     re.I,
 )
 _ADVERB = (
     r"(?:(?:really|absolutely|truly|just|also|definitely|totally|actually|still|always|kind of|sort of|do|"
-    r"usually|often|sometimes|mostly|generally|normally|mainly|regularly|certainly|sure|even|both)\s+)*"
+    r"usually|often|sometimes|mostly|generally|normally|mainly|regularly|certainly|sure|even|both|already)\s+)*"
 )
 
 # ---------------------------------------------------------------------------------------------------
@@ -349,7 +354,17 @@ _MOMENT_STATES = frozenset(["tired", "exhausted", "sick", "ill", "busy", "hungry
                             "at", "in", "on", "out", "home", "away", "able", "about", "almost"])  # fmt: skip
 _TRY_HABIT = re.compile(r"^i (?:always |usually |generally |normally |really |do )?try to ", re.I)
 _AGE_ADVERB = r"(?:(?:only|just|almost|nearly|about|barely|already|now|still) )?"
+# "I live in a world of microservices": a figure of speech, not a place
+_FIGURATIVE_PLACE = r"in (?:a|an|the|this|that) (?:[\w-]+ )?(?:world|age|era|time|times|society|bubble|dream|fantasy|simulation)\b|in (?:fear|hope|denial)\b"
+_NEW_ROLE = re.compile(
+    rf"^{_I} {_ADVERB}(?:(?:recently|finally|just|now) )?(?:(?:started|began) (?:working |work )?|was hired |"
+    rf"got hired |got a (?:new |full[- ]time |part[- ]time )?job |got a position |became |have become |"
+    rf"'ve become |now work )(?P<obj>(?:as|at) .+|(?:a|an) (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?\b.*)$",
+    re.I,
+)
 _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
+    # "I just started as a life coach", "I was hired as a cashier", "I got a job at the library": a new role
+    ("role", _NEW_ROLE, "new_role"),
     # role
     ("role", re.compile(rf"^{_I} work(?:s)? as (?P<obj>an? .+)$", re.I), "Works as {obj}"),
     (
@@ -446,6 +461,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ),
     ("role", _WAS_ROLE, "Was {obj}"),
     ("role", _WAS_SERVED, "Was {obj}"),
+    ("role", re.compile(rf"^{_IM} {_ADVERB}(?P<obj>ex[- ]?(?:{_MILITARY}))\b.*$", re.I), "Is {obj}"),
     (
         "personal",
         re.compile(
@@ -489,6 +505,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
             re.I,
         ),
         "Has been to {obj}",
+    ),
+    # "I've been on many cruises", "I've run three marathons": experiences counted
+    (
+        "personal",
+        re.compile(
+            rf"^{_I}(?:'ve| have) {_ADVERB}(?:only )?(?P<verb>been on|run|ran|done|climbed|hiked|visited|owned|"
+            rf"raised|written|published|played in|performed in|competed in|won) (?P<obj>(?:many|several|a few|"
+            rf"a couple of|a lot of|lots of|dozens of|hundreds of|two|three|four|five|six|seven|eight|nine|ten|"
+            rf"\d+|over \d+|more than \d+) [\w'-]+(?: [\w'-]+){{0,3}})$",
+            re.I,
+        ),
+        "counted",
     ),
     (
         "personal",
@@ -541,7 +569,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     (
         "personal",
         re.compile(
-            rf"^{_I} {_ADVERB}try to (?P<verb>{_HABIT_VERBS}|keep|avoid|stay|limit|stick to|wake up|get up|sleep|"
+            rf"^{_I} {_ADVERB}try to (?P<verb>{_HABIT_VERBS}|keep|avoid|stay|limit|stick to|wake up|get up|sleep|hit|get in|"
             rf"take|cut|eat|exercise|meditate|write|reply|answer|review|finish|leave|start) (?P<obj>.+)$",
             re.I,
         ),
@@ -604,6 +632,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "preference",
     ),
+    # "I always liked the flipper bots": a taste held all along
+    (
+        "preference",
+        re.compile(
+            rf"^{_I} (?:really )?always (?:really )?(?P<verb>love|like|enjoy|adore|hate|dislike)(?:d|ed) (?P<obj>.+)$",
+            re.I,
+        ),
+        "preference",
+    ),
     (
         "preference",
         re.compile(rf"^{_IM} {_ADVERB}(?:a )?(?:big |huge )?fan of (?P<obj>.+)$", re.I),
@@ -617,6 +654,33 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
             re.I,
         ),
         "Is {obj}",
+    ),
+    # "I'm known for my barbecue", "I'm used to working nights": what the speaker is, by habit or repute
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_ADVERB}{_DEGREE}(?P<obj>(?:known|famous|well known) for [\w' -]+|used to (?:\w+ing|the|a|an|"
+            rf"being|having|living|working) [\w' -]+)$",
+            re.I,
+        ),
+        "known",
+    ),
+    (
+        "role",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?:a )?(?P<obj>(?:part|member) of the (?:[\w-]+ )?{_MILITARY})\b.*$", re.I
+        ),
+        "Is {obj}",
+    ),
+    # "I'm fascinated by forensics", "I'm interested in astronomy": a lasting interest, when it is named
+    (
+        "preference",
+        re.compile(
+            rf"^{_IM} {_ADVERB}{_DEGREE}(?P<obj>(?:interested in|fascinated (?:by|with)|intrigued by|keen on|"
+            rf"enthusiastic about|passionate about|devoted to) .+)$",
+            re.I,
+        ),
+        "interest",
     ),
     (
         "personal",
@@ -647,13 +711,24 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     (
         "personal",
         re.compile(
-            rf"^{_I} {_ADVERB}(?:live|reside) (?P<obj>(?:in|near|on|outside|by) .+|alone|by myself|on my own|"
+            rf"^{_I} {_ADVERB}(?:live|reside) (?P<obj>(?!{_FIGURATIVE_PLACE})(?:in|near|on|outside|by) .+|alone|"
+            rf"by myself|on my own|"
             rf"with (?:my|a|an|two|three|\d+) .+)$",
             re.I,
         ),
         "Lives {obj}",
     ),
     ("personal", re.compile(rf"^{_IM} {_ADVERB}(?:originally )?(?P<obj>from .+)$", re.I), "Is {obj}"),
+    # "I'm in an apartment just off the base": where the speaker lives
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?:now )?in (?P<obj>an? (?:[\w-]+ ){{0,2}}(?:apartment|house|condo|dorm|flat|"
+            rf"trailer|duplex|townhouse|bungalow|cottage))\b.*$",
+            re.I,
+        ),
+        "Lives in {obj}",
+    ),
     (
         "personal",
         re.compile(
@@ -661,6 +736,17 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
             re.I,
         ),
         "Grew up {obj}",
+    ),
+    # "I grew up listening to jazz", "I grew up poor", "I grew up with four brothers"
+    (
+        "personal",
+        re.compile(
+            rf"^{_I} {_ADVERB}(?:grew up|was raised|was brought up) (?P<obj>(?:with|around|as|by|on|in|"
+            rf"listening to|watching|playing|speaking|going to|riding|helping|working|reading|poor|rich|"
+            rf"wealthy|religious|catholic|christian|jewish|muslim|bilingual|an? )\b.+|poor|rich|wealthy)$",
+            re.I,
+        ),
+        "grew_up",
     ),
     (
         "personal",
@@ -695,7 +781,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(
             rf"^{_IM} {_ADVERB}(?P<obj>(?:more of |kind of |sort of |such )?an? (?:(?:big|huge|massive|real|total|"
             rf"die[- ]hard|lifelong|avid|serious) )?(?:[\w'-]+ ){{1,3}}(?:fan|lover|buff|nerd|geek|junkie|"
-            rf"enthusiast|person|drinker|eater|reader|gamer|type|fanatic|addict))$",
+            rf"enthusiast|person|drinker|eater|reader|gamer|type|fanatic|addict))(?: myself| at heart)?$",
             re.I,
         ),
         "fan",
@@ -919,6 +1005,18 @@ _NOT_HABIT = frozenset(
         "worried",
         "love",
         "loved",
+        "quite",
+        "about",
+        "kinda",
+        "rather",
+        "pretty",
+        "almost",
+        "barely",
+        "hardly",
+        "literally",
+        "honestly",
+        "basically",
+        "seriously",
     ]
 )
 _IRREGULAR_PAST = frozenset(
@@ -1068,20 +1166,34 @@ _FAMILY = re.compile(
 # statement whose subject is the relative ("My wife likes to cook") stays refused: it is about them.
 _MY_REL = re.compile(
     r"\bmy (?:(?P<count>two|three|four|five|six|seven|eight)\s+)?(?:(?:oldest|youngest|eldest|older|younger|little|"
-    r"big|baby|only|twin|grown|adult|teenage|teen|two|three|four)\s+)*(?P<rel>wife|husband|fianc[eé]e?|partner|"
-    r"boyfriend|girlfriend|sons?|daughters?|kids|children|grandsons?|granddaughters?|grandkids|grandchildren|"
-    r"brothers?|sisters?|siblings|twins|dogs?|cats?|puppy|puppies|kittens?|horses?|parrots?|rabbits?|bunny|"
-    r"bunnies|hamsters?|stepsons?|stepdaughters?)\b(?!['’]s? (?:friend|boss|manager|colleague))",
+    r"big|baby|only|twin|grown|adult|teenage|teen|two|three|four|pet)\s+)*(?P<rel>wife|husband|fianc[eé]e?|partner|"
+    r"(?:youngest|oldest|eldest|little ones?)(?= (?:is|was|just|turned|turns|has|had|will|who|in|goes|started|"
+    r"loves|likes|plays|got|gets|and)\b|'s\b)|spouse|hubby|sis|bf|gf|kiddos|pups?|doggos?|boyfriend|girlfriend|sons?|daughters?|kids|children|grandsons?|granddaughters?|grandkids|grandchildren|"
+    r"brothers?|sisters?|siblings|twins|nephews?|nieces?|dogs?|cats?|puppy|puppies|kittens?|horses?|parrots?|"
+    r"rabbits?|bunny|bunnies|hamsters?|snakes?|lizards?|turtles?|tortoises?|ferrets?|guinea pigs?|pets?|"
+    r"cows?|goats?|chickens|hens|pigs?|pony|ponies|birds?|ducks|donkeys?|alpacas?|llamas?|roommates?|"
+    r"flatmates?|housemates?|stepsons?|stepdaughters?)\b(?!['’]s? (?:friend|boss|manager|colleague))",
     re.I,
 )
 _MY_REL_LOST = re.compile(
     r"\b(?:lost|miss|missed|missing|buried|bury|passed|died|dead|late|ex|former|deceased|divorced|divorcing|"
-    r"left|leave|leaving|adopt|adopting|borrow|borrowing|sitting for|want|wanted|future|imaginary|virtual|"
+    r"adopt|adopting|borrow|borrowing|sitting for|future|imaginary|virtual|"
     r"pretend|fake|someday|mine)\b",
     re.I,
 )
+_REL_LEFT = re.compile(r"(?:\s+\w+)?\s+(?:left|leaving|is leaving|has left|walked out|moved out)\b", re.I)
 _I_SUBJECT = re.compile(r"^(?:i|i'm|i’m|im|i've|i’ve|ive|i am|i have)\b", re.I)
-_PLURAL_REL = {"kids", "children", "grandkids", "grandchildren", "siblings", "twins", "puppies", "bunnies"}
+_PLURAL_REL = {
+    "kids",
+    "children",
+    "a child",
+    "grandkids",
+    "grandchildren",
+    "siblings",
+    "twins",
+    "puppies",
+    "bunnies",
+}
 _TRAILING = re.compile(
     r"[\s,;:.!?\-\u2014]+$|\s+(?:too|as well|though|haha|lol|so|by the way|anyway|honestly|either|"
     # a phrase cut at the word limit must not end on a word that needs another
@@ -1114,6 +1226,22 @@ def _clean(obj: str, max_words: int = 10) -> str:
     while previous != obj:
         previous, obj = obj, _TRAILING.sub("", obj)
     return _third_person(obj)
+
+
+_SUBORDINATE = re.compile(
+    r"\s+(?:when|whenever|where|because|since|while|if|so that|so|but|though|although|which|who|until|before|"
+    r"after|as long as|unless|whereas|(?:just |in order )?to (?:help|pay|make|earn|keep|get|stay|save|relax|"
+    r"unwind|decompress|cover|support))\b.*$",
+    re.I,
+)
+
+
+_RUN_ON = re.compile(r"\s+(?:i|i'm|im|i've|ive|i am)\s.*$", re.I)  # a second statement run on without a stop
+
+
+def _head(obj: str) -> str:
+    """The object without the clause that follows it: "kids who have trouble reading" -> "kids"."""
+    return _SUBORDINATE.sub("", obj)
 
 
 def _verb_s(verb: str) -> str:
@@ -1177,12 +1305,14 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         ):
             return None  # handled as communication by the "pref" pattern
         words = WORD.findall(obj.lower())
-        if not words or _YOU.search(obj) or words[0] in _NO_OBJECT:
+        if words[:1] in (["some"], ["any"], ["more"]) and _QUANTIFIED.match(obj):
+            words = words[1:]  # "I do like some Taylor Swift", "I love any uptempo rock songs"
+        if not words or _YOU.search(obj) or (words[0] in _NO_OBJECT and not _NAMED.match(obj)):
             return None  # "I love it", "I like that", "I'd like to": no object worth keeping
         label = {"hate": "Dislikes", "dislike": "Dislikes", "prefer": "Prefers"}.get(
             verb, _verb_s(verb).capitalize()
         )
-        return kind, f"{label} {_clean(obj, 8)}"
+        return kind, f"{label} {_clean(_RUN_ON.sub('', obj), 8)}"  # "I like animals I have two cats"
     if template == "ability_is":
         words = WORD.findall(obj.lower())
         if _NEG_POINTING.search(obj) or words[-1] in _NO_OBJECT or len(words) > 8 or words[2:3] == ["the"]:
@@ -1194,9 +1324,48 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         if _YOU.search(obj) or _NEG_POINTING.search(obj) or len(words) > 8 or len(named) < 2:
             return None  # "I'm a big fan": of nothing named
         return kind, f"Is {_clean(obj, 8)}"
+    if template == "new_role":
+        obj = _head(obj)
+        words = WORD.findall(obj.lower())
+        if _PAST_POINTING.search(obj) or len(words) > 8 or len(words) < 2:
+            return None  # "I started as one of them"
+        if words[0] == "at":
+            return kind, f"Works {_clean(obj, 8)}"
+        role = obj.split(" ", 1)[1] if words[0] == "as" else obj
+        return kind, f"Works as {_clean(role, 8)}"
+    if template == "known":
+        words = WORD.findall(obj.lower())
+        if _PAST_POINTING.search(obj) or _ME.search(obj) or len(words) > 10 or words[-1] in _NO_OBJECT:
+            return None  # "I'm used to it", "I'm known for that"
+        return kind, f"Is {_clean(obj, 10)}"
+    if template == "counted":
+        if _PAST_POINTING.search(obj):
+            return None  # "I've done a few of those"
+        verb = groups["verb"].lower().replace("ran", "run")
+        return kind, f"Has {verb} {_clean(obj, 8)}"
+    if template == "interest":
+        words = WORD.findall(obj.lower())
+        named = (
+            words[2:] if words[1:2] in (["in"], ["by"], ["with"], ["on"], ["about"], ["to"]) else words[1:]
+        )
+        if (
+            not named
+            or named[0] in _NO_OBJECT
+            or named[0] in _ONE_OFF_ING
+            or _PAST_POINTING.search(obj)
+            or len(named) > 8
+        ):
+            return None  # "I'm interested in that", "I'm interested in buying it": not a lasting interest
+        return kind, f"Is {_clean(obj, 10)}"
+    if template == "grew_up":
+        words = WORD.findall(obj.lower())
+        if _PAST_POINTING.search(obj) or len(words) > 10:
+            return None  # "I grew up with them", "I grew up in that house": the thing is not named
+        return kind, f"Grew up {_clean(obj, 10)}"
     if template == "studied":
         return "personal", f"{groups['verb'].capitalize()} {_clean(obj, 8)}"
     if template == "try":
+        obj = _head(obj)
         words = WORD.findall(obj.lower())
         if not words or words[0] in _NO_OBJECT or _PAST_POINTING.search(obj) or len(words) > 10:
             return None  # "I try to fix it", "I try to help you"
@@ -1278,8 +1447,11 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
                 return None  # "I read", "I go": nothing said
             return kind, _verb_s(verb).capitalize()
         first = WORD.findall(obj.lower())[:1]
+        if first and first[0] in ("with", "out") and _PARTICLE_OBJECT.match(obj):
+            first = ["the"]  # "I help out at the food bank", "I compete with show dogs": a named object
         if not first or first[0] in _NO_OBJECT or first[0] in _NOT_HABIT or _YOU.search(obj):
             return None  # "I watch it", "I go there", "I play with you", "I do know": no lasting object
+        obj = _head(obj)
         if not _HABIT_OBJECTS.search(obj) and len(WORD.findall(obj)) > 8:
             return None  # a long story, not a habit
         verb, _, rest = verb.partition(" ")
@@ -1291,6 +1463,10 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         return kind, f"Can {_clean(obj, 10)}"
     if kind == "personal" and template == "generic":
         verb = groups["verb"].lower()
+        if verb == "live" and re.match(_FIGURATIVE_PLACE, obj, re.I):
+            return None  # "I live in a world of microservices"
+        if not _YOU.search(obj):
+            obj = _head(obj)
         words = WORD.findall(obj.lower())
         if (
             verb in _NOT_HABIT
@@ -1299,7 +1475,7 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             or not words
             or words[0] in _NO_OBJECT
             or _YOU.search(obj)
-            or not 1 <= len(words) <= 8
+            or not 1 <= len(words) <= 14
         ):
             return None
         return kind, f"{_verb_s(verb).capitalize()} {_clean(obj, 8)}"
@@ -1326,8 +1502,9 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             return None
         return kind, f"{verb.capitalize()} {_clean(obj, 10)}"
     if kind == "personal" and template == "event":
-        first = WORD.findall(obj.lower())[:1]
-        if not first or first[0] in _NO_OBJECT or _YOU.search(obj) or len(WORD.findall(obj)) > 10:
+        words = WORD.findall(obj.lower())
+        here = words[:2] == ["here", "to"] and len(words) > 3  # "I moved here to coach at a university"
+        if not words or (words[0] in _NO_OBJECT and not here) or _YOU.search(obj) or len(words) > 10:
             return None
         verb = groups["verb"].lower().replace("learnt", "learned")
         return kind, f"{verb.capitalize()} {_clean(obj, 10)}"
@@ -1378,6 +1555,26 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
     return kind, template.format(**values)
 
 
+# "with show dogs", "out at the local soup kitchen", "out a lot": a particle before something named
+_PARTICLE_OBJECT = re.compile(
+    r"^(?:out (?:at|with|in|on|for|a lot|all the time)|with)\b(?! (?:it|that|this|them|those|these|him|her|"
+    r"you|your|me|us|one|some|any|there|what|which|whom)\b)(?: [\w'-]+)+$",
+    re.I,
+)
+# -ing words after "interested in" that make it an intention of the moment ("interested in buying one")
+_ONE_OFF_ING = frozenset(["buying", "becoming", "getting", "seeing", "hearing", "trying", "going", "joining", "coming",
+                          "meeting", "reading", "knowing", "learning", "finding", "taking", "having", "doing",
+                          "talking", "watching", "visiting", "renting", "selling", "attending", "helping",
+                          "working", "hiring", "adopting", "checking", "what", "how", "why", "whether",
+                          "more", "any", "anything", "some", "something"])  # fmt: skip
+# "some Taylor Swift", "any uptempo rock songs", "more modern artists": a quantity of something named
+_QUANTIFIED = re.compile(
+    r"^(?:some|any|more)(?: of the)? (?!(?:of|more|less|too|it|that|this|them|those|these|one|ones|time|way|"
+    r"other|others|else|kind|kinds|sort|sorts|type|types|thing|things|day|days|help|ideas?)\b)[a-z]",
+    re.I,
+)
+# "Back to the Future": a title or a name, capitalised, though it starts with a little word
+_NAMED = re.compile(r"^(?!(?:It|That|This|Them|Those|These|You|Your|Him|Her|There|Here|One|So|Too)\b)[A-Z]")
 _FAN_FILLER = frozenset(["more", "of", "kind", "sort", "such", "a", "an", "big", "huge", "massive", "real", "total",
                          "die", "hard", "lifelong", "avid", "serious", "new", "casual", "fellow", "true", "great"])  # fmt: skip
 _DISLIKED_POINTER = re.compile(r"^(?:to \w+ |\w+ing )?(?:it|that|this|you|them|those|these|him|her)\b", re.I)
@@ -1420,7 +1617,8 @@ _NEG_HABIT = re.compile(
 _NEG_NEVER = re.compile(
     rf"^{_I}(?:'ve| have|ve)? {_ADVERB}(?:never|not ever|haven'?t ever|never ever) {_ADVERB}"
     rf"(?P<pp>been|had|owned|lived|worked|visited|tried|played|used|eaten|driven|ridden|traveled|travelled|"
-    rf"flown|smoked|skied|gone|learned|learnt|studied|met|seen|watched|read|cooked|coded|programmed|written)"
+    rf"flown|smoked|skied|gone|learned|learnt|studied|met|seen|watched|read|cooked|coded|programmed|written|"
+    rf"listened to)"
     rf"(?: (?P<obj>.+))?$",
     re.I,
 )
@@ -1523,14 +1721,41 @@ def _negative(core: str) -> tuple[str, str] | None:
 
 def _statement(clause: str) -> tuple[str, str] | None:
     """(kind, content) when the clause is a durable statement the speaker makes about themselves."""
-    core = " ".join(_LEAD.sub("", clause).split())
-    if not core or not (_START.match(core) or _MY_NOUN_TAIL.search(core)):
+    core = " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+    if not core:
         return None
+    fronted = _FRONTED.match(core)
+    if fronted:  # "Usually I walk to work": the same as "I usually walk to work"
+        core = f"{fronted['subject']} {fronted['adverb'].lower()} {core[fronted.end() :]}"
+    if core[:2].lower() == "we" and not _NEGATION.search(core) and not _skipped(core):
+        household = _household(core)  # "We live on a farm", "We have four dogs": the speaker's household
+        if household:
+            return household
+    if not (_START.match(core) or _MY_NOUN_TAIL.search(core)):
+        interjected = _INTERJECTION.match(core)
+        ran_on = _AFTER_QUESTION.search(core) if interjected is None else None
+        if interjected and interjected["word"].lower() not in _NOT_INTERJECTION:
+            core = core[interjected.end() :]  # "Awe I love the ASPCA": a word of reaction, then the statement
+        elif ran_on and _QUESTION_WORD.search(core, 0, ran_on.end()):
+            core = core[ran_on.end() :]  # "how old are you I am 34": the answer after the question
+        else:
+            return _named_relation(core) if "my " in core.lower() else None
+    asked = _ASKED.search(core) if "you" in core.lower() or " u" in core.lower() else None
+    if asked and asked.start() > 0:  # "I love the winter what is your fave weather": the asking part aside
+        core = core[: asked.start()]
+    offer = _OFFER.search(core)
+    if offer and offer.start() > 0:  # "I have a big home library if you are interested": the offer aside
+        core = core[: offer.start()]
     negated = _NEGATION.search(core) is not None
     # "I don't smoke anymore": a habit given up, said with a word that otherwise marks a moment
     checked = _ANYMORE.sub("", core) if negated else core
-    if _skipped(checked) or _ORG.match(core) or _QUESTION_START.match(core):
+    if _ORG.match(core) or _QUESTION_START.match(core):
         return None
+    if _skipped(checked):
+        # "I took my dog to the vet yesterday": a moment, but the dog is theirs (not so in a wish or a plan)
+        if negated or _unreal(core.lower()) or "my " not in core.lower():
+            return None
+        return _relation(core)
     family = _FAMILY.match(core)
     if family:  # "My wife and I met in college": the speaker is the subject, and has a wife
         rel = family["rel"].lower()
@@ -1539,6 +1764,8 @@ def _statement(clause: str) -> tuple[str, str] | None:
             return "personal", f"Has {family['count'].lower()} {rel}"
         plural = rel in _PLURAL_REL or (rel.endswith("s") and not rel.endswith("ss"))
         return "personal", f"Has {rel}" if plural else f"Has {'an' if rel[0] in 'aeiou' else 'a'} {rel}"
+    if core[:3].lower() == "my " and _MY_REL.match(core):  # "My son is in junior high": has a son
+        return _relation(core)
     disliked = _DISLIKE.match(core)
     if disliked:
         obj = disliked["obj"]
@@ -1553,19 +1780,214 @@ def _statement(clause: str) -> tuple[str, str] | None:
             result = _content(kind, template, match)
             if result:
                 return result
-    if _I_SUBJECT.match(core) and "my " in core.lower():
-        return _relation(core)
+    if _I_SUBJECT.match(core):
+        working = _WORKING_AS.search(
+            core
+        )  # "I'm sick of working at home as a vet": the role, said in passing
+        if working and not _YOU.search(core):
+            return "role", f"Works as {_clean(working['obj'], 6)}"
+    if "my " in core.lower():
+        return _named_relation(core)
     return None
+
+
+# "My job at the bank keeps me busy", "tomatoes from my garden": a job or a lasting possession the speaker
+# names as their own in passing.
+_MY_JOB = re.compile(
+    r"\bmy (?:new |current |day |full[- ]time |part[- ]time |real |regular )?(?:job|work|gig) "
+    r"(?P<obj>(?:at|in|with) (?:the |a |an )?(?!(?:moment|end|time|same|morning|evening|night|weekend|start)\b)"
+    r"[\w'-]+(?: [\w'-]+){0,3}|as (?:an? )?[\w'-]+(?: [\w'-]+){0,2})",
+    re.I,
+)
+_MY_THING = re.compile(
+    r"\bmy (?P<own>own )?(?:(?:new|little|big|vegetable|herb|flower|family|backyard|small)\s+)?"
+    r"(?P<thing>garden|farm|ranch|band|business|bakery|restaurant|salon|car|truck|motorcycle|motorbike|boat|"
+    r"jeep|van|blog|podcast|youtube channel|apartment|condo|dorm|house|trailer|cabin)\b(?! (?:school|class|classes|course|degree|name|idea|plan|plans|plants?|party|parties|keys?|work|chores|music|rules|warming|hunting|search|sitter|sitting|shirts?|mates?|guests?)\b)",
+    re.I,
+)
+
+
+_JOB_STOP = frozenset(["is", "was", "are", "were", "keeps", "kept", "went", "goes", "makes", "made", "has", "had",
+                       "pays", "takes", "took", "gets", "got", "lets", "allows", "starts", "ends", "so", "very",
+                       "too", "they", "i", "he", "she", "it", "we", "and", "but", "or", "to", "which", "that",
+                       "when", "because", "me", "them", "would", "will", "can", "could", "as", "is", "for",
+                       "since", "while", "then", "now", "today", "all", "every", "this", "these", "those"])  # fmt: skip
+_JOB_LEFT = re.compile(r"\b(?:quit|quitting|fired|laid off|lost|losing|lose|left|leave|leaving|resigned|old|"
+                       r"former|previous|last|first|dream|future|next)\b", re.I)  # fmt: skip
+
+
+def _possession(core: str) -> tuple[str, str] | None:
+    job = _MY_JOB.search(core)
+    if job:
+        words = job["obj"].split()
+        for index, word in enumerate(words[1:], start=1):  # the place or role ends where the clause goes on
+            if word.lower() in _JOB_STOP or word.lower().endswith(("ly", "'s")):
+                words = words[:index]
+                break
+        obj = " ".join(words)
+        if (
+            len(words) < 2
+            or words[1].lower() in _JOB_STOP
+            or _PAST_POINTING.search(obj)
+            or _YOU.search(core[: job.start()])
+            or _JOB_LEFT.search(core)
+        ):
+            return None  # "my job as is", "I quit my job in Alaska"
+        if words[0].lower() == "as":
+            return "role", f"Works as {_clean(' '.join(words[1:]), 6)}"
+        return "role", f"Works {_clean(obj, 6)}"
+    thing = _MY_THING.search(core)
+    if not thing or _YOU.search(core[: thing.start()]) or _MY_REL_LOST.search(core):
+        return None
+    name = thing["thing"].lower()
+    if name in ("apartment", "condo", "dorm", "house", "trailer", "cabin"):
+        return "personal", f"Lives in {'an' if name[0] in 'aeiou' else 'a'} {name}"
+    if name == "business":
+        return "personal", "Has their own business"
+    if name == "band":
+        return "personal", "Plays in a band"
+    return "personal", f"Has {'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+_WORKING_AS = re.compile(
+    rf"\bworking (?:[\w-]+ ){{0,3}}as (?P<obj>an? (?:[\w-]+ ){{0,2}}(?:{_OCCUPATIONS})s?)\b", re.I
+)
+
+
+# What a household (never an organisation) does: "We live in the desert", "We have two dogs and a cat",
+# "We've been married for five years".
+_HOUSEHOLD_ANIMALS = (
+    r"kids|children|sons|daughters|boys|girls|twins|teens|grandkids|grandchildren|dogs?|cats?|puppies|puppy|"
+    r"kittens?|horses?|ponies|cows|cattle|chickens|hens|goats?|sheep|pigs?|ducks|rabbits?|bunnies|birds|fish|"
+    r"hamsters?|guinea pigs?|parrots?|snakes?|lizards?|turtles?|pets?|alpacas|llamas"
+)
+_HOUSEHOLD = re.compile(
+    rf"^we(?:'ve)? {_ADVERB}(?:(?P<live>live|lived|moved) (?P<where>(?!{_FIGURATIVE_PLACE})(?:in|on|near|outside|by) .+)|"
+    rf"(?:have|own|raise|keep|have got) (?P<what>(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|"
+    rf"some|several|lots of|a few|many) (?:[\w-]+ ){{0,2}}(?:{_HOUSEHOLD_ANIMALS})(?: and (?:a|an|one|two|three|"
+    rf"four|five|six|\d+) (?:[\w-]+ ){{0,2}}(?:{_HOUSEHOLD_ANIMALS}))?)|"
+    rf"(?:have |'ve )?been married (?P<married>(?:for )?(?:almost |nearly |over |about )?\S+ years?))\b(?P<rest>.*)$",
+    re.I,
+)
+
+
+def _household(core: str) -> tuple[str, str] | None:
+    found = _HOUSEHOLD.match(core)
+    if not found or _YOU.search(core) or _PAST_POINTING.search(found["where"] or found["what"] or ""):
+        return None
+    if found["where"]:
+        if len(found["where"].split()) > 8:
+            return None
+        verb = {"live": "Lives", "lived": "Lived", "moved": "Moved"}[found["live"].lower()]
+        return "personal", f"{verb} {_clean(found['where'], 8)}"
+    if found["what"]:
+        if re.match(r"(?:some|several|lots of|a few|many) (?:[\w-]+ )*(?:kids|children|sons|daughters|boys|girls|"
+                    r"teens|twins|grandkids|grandchildren)\b", found["what"], re.I):  # fmt: skip
+            return None  # "We have some teens that read to the kids": people of a place, not a family
+        return "personal", f"Has {_clean(found['what'], 8)}"
+    return "personal", f"Has been married {_clean(found['married'], 5)}"
+
+
+# What makes a statement unreal (a wish, a plan, a supposition, a question to oneself) rather than only
+# momentary: a relative named in it may not exist.
+_UNREAL = re.compile(
+    r"\b(?:if|unless|whether|maybe|perhaps|probably|might|would|could|should|suppose|imagine|hypothetically|"
+    r"wish|hope|hoping|wonder|someday|gonna|wanna|planning|plan|plans|i'd|id|shall|"
+    r"remember|memori[sz]e|considering|ignore|instructions?|pretend|jk|one day|going to|about to|trying|try|may|"
+    r"wants? to|wanted to|thinking|note|store|save|act as|you|system|as if|kidding|yeah right)\b|/s\b|[<>{}]"
+)
+
+
+# A clause that opens with a request verb asks for something ("Give me three names for my dog").
+_REQUEST = re.compile(
+    r"^(?:just |please |quickly |also )*(?:give|write|tell|show|help|make|find|send|draft|let|name|suggest|list|"
+    r"create|generate|check|explain|summari[sz]e|translate|recommend|plan|book|remind|draw|compose|pick|"
+    r"choose|describe|edit|rewrite|proofread|review|compare|calculate|convert|get|buy|order|add|put|set|"
+    r"schedule|call|text|email|message|ask|look|search|read|say|think|imagine|pretend|go|come|take|bring|"
+    r"thank|thanks|congrats|congratulations|say hi|don't|do|try|keep|stop|start|please)\b"
+)
+
+
+_INTERJECTION = re.compile(r"^(?P<word>[a-z]+)[\s,.!]+(?=(?:i|i'm|im|i've|ive|my)\b)", re.I)
+# Words that open a clause the statement depends on, or that make it not a statement
+_NOT_INTERJECTION = frozenset(
+    ["when", "whenever", "if", "because", "cause", "since", "while", "after", "before", "until", "unless", "once",
+     "as", "though", "although", "whether", "that", "what", "which", "where", "how", "why", "who", "than", "like",
+     "so", "then", "maybe", "perhaps", "probably", "hopefully", "someday", "tomorrow", "today", "tonight",
+     "yesterday", "currently", "recently", "lately", "soon", "not", "never", "unfortunately", "and", "but", "or",
+     "do", "does", "did", "are", "is", "was", "were", "can", "could", "would", "will", "should", "have", "has",
+     "had", "may", "might", "must", "shall", "you", "your", "he", "she", "they", "we", "it", "his", "her",
+     "their", "our", "its", "thanks", "thank", "please", "imagine", "suppose", "pretend", "remember", "say",
+     "says", "said", "tell", "told", "even", "except", "besides", "hence", "till", "where", "whereas", "sometimes",
+     "wish", "hope", "guess", "think", "believe", "know", "bet", "feel", "sure", "glad", "sorry", "plus", "until",
+     "for", "to", "of", "in", "on", "at", "with", "by", "from", "about", "into", "after", "if", "lest", "yet",
+     "also", "first", "next", "last", "later", "earlier", "again", "still", "just", "only", "ever", "all",
+     "anything", "everything", "something", "nothing", "much", "more", "less", "the", "a", "an", "this",
+     "these", "those", "some", "any", "every", "each", "no", "one", "none", "rather", "instead", "otherwise"]
+)  # fmt: skip
+# A courtesy to the listener after a statement: "..., if you are interested", "... if you want"
+_OFFER = re.compile(
+    r",?\s+if (?:you|u)(?:'re| are| were)? (?:\w+ )?(?:interested|want|like|wish|need|ever|fancy|would like|"
+    r"are curious|need one|want one)\b.*$",
+    re.I,
+)
+# "how old are you I am 34", "what do you do I work at a bank": a question run into the statement after it
+_AFTER_QUESTION = re.compile(
+    r"\b(?:are|do|did|have|were|is) (?:you|u)(?: \w+){0,2}? (?=(?:i'm|i am|im|i|my) )", re.I
+)
+_QUESTION_WORD = re.compile(r"\b(?:how|what|where|which|who|why|when|are|do|did|have|were|is)\b", re.I)
+_FRONTED = re.compile(
+    r"^(?P<adverb>usually|often|sometimes|always|generally|normally|mostly|regularly),? "
+    r"(?P<subject>i'm|i am|i've|i have|i)\b ?",
+    re.I,
+)
+
+
+# A future statement names relatives who exist ("I'll run it by my husband"), unless it is how they come to
+# be ("I'll get my puppy next week", "when we meet my new sister-in-law").
+_FUTURE = re.compile(r"\b(?:will|'ll|going to|gonna)\b")
+_COMING = re.compile(
+    r"\b(?:get|getting|gets|buy|buying|adopt|adopting|pick up|picking up|pick out|bring home|bringing home|meet|"
+    r"meeting|have|having|welcome|welcoming|expecting|new|first|future|someday|one day)\b"
+)
+
+
+def _unreal(lower: str) -> bool:
+    """Whether a relative named in this (lower-cased) statement may not exist."""
+    return _UNREAL.search(lower) is not None or (
+        _FUTURE.search(lower) is not None and _COMING.search(lower) is not None
+    )
+
+
+def _named_relation(core: str) -> tuple[str, str] | None:
+    """ "We took my dogs to the beach": a relative or pet named as the speaker's own in a statement whose
+    subject is someone else, when the statement is neither a question, a wish, a plan nor a negation."""
+    lower = core.lower()
+    if _REQUEST.match(lower):
+        return None  # "Give me three names for my dog": a request, not a statement
+    if _unreal(lower) or _QUESTION_START.match(core) or _NEGATION.search(core):
+        return None
+    return _relation(core)
 
 
 def _relation(core: str) -> tuple[str, str] | None:
     """ "I'm walking my dog": the relative or pet the speaker names as their own, as (kind, content)."""
     found = _MY_REL.search(core)
-    if not found or _MY_REL_LOST.search(core) or _YOU.search(core[: found.start()]):
+    if not found:
+        return _possession(core)
+    if (
+        not found
+        or _MY_REL_LOST.search(core)
+        or _YOU.search(core[: found.start()])
+        or _REL_LEFT.match(core, found.end())  # "my wife left me"
+    ):
         return None  # "I miss my late husband", "I'm sitting for my neighbour's dog", "you and my sister"
     rel = found["rel"].lower()
     rel = {"bunny": "rabbit", "bunnies": "rabbits", "puppy": "dog", "puppies": "dogs", "kitten": "cat",
-           "kittens": "cats"}.get(rel, rel)  # fmt: skip
+           "kittens": "cats", "youngest": "children", "oldest": "children", "eldest": "children",
+           "little one": "a child", "little ones": "children", "hubby": "husband", "sis": "sister",
+           "bf": "boyfriend", "gf": "girlfriend", "kiddos": "kids", "pup": "dog", "pups": "dogs", "doggo": "dog",
+           "doggos": "dogs"}.get(rel, rel)  # fmt: skip
     if found["count"]:
         return "personal", f"Has {found['count'].lower()} {rel}"
     plural = rel in _PLURAL_REL or (rel.endswith("s") and not rel.endswith("ss"))
@@ -1621,6 +2043,99 @@ _INJECTION_HINTS = (
 )  # fmt: skip
 
 
+# "As a nurse, I ...", "Being a piano teacher I ...", "as a dad myself": what the speaker is, said in passing
+# before a statement of their own
+_AS_A = re.compile(
+    r"^(?:as|being) (?P<obj>an? (?:fellow )?(?:(?!myself\b)[\w-]+ ){0,3}(?!myself\b)[\w-]+)(?P<self> myself)?"
+    r"(?P<then>,? (?:i|i'm|i am|i've|i have|my)\b.*)?$",
+    re.I,
+)
+_AS_A_NEXT = re.compile(r"\s*,?\s*(?:i|i'm|i am|i've|i have|my)\b", re.I)
+
+
+def _as_a(clause: str, text: str) -> tuple[str, str] | None:
+    found = _AS_A.match(clause)
+    if not found:
+        return None
+    if not (found["self"] or found["then"]):
+        at = text.find(clause)
+        if at < 0 or not _AS_A_NEXT.match(text, at + len(clause)):
+            return None  # "Being a teacher is hard": about anyone who is one
+    obj = re.sub(r"^(an?) fellow ", r"\1 ", found["obj"], flags=re.I)
+    if found["then"] and _YOU.search(found["then"]):
+        return None
+    if _ROLE_NOUN.search(obj) and not _FAMILY_NOUN.search(obj):
+        return "role", f"Is {_clean(obj, 5)}"
+    if re.fullmatch(rf"an? (?:{_DURABLE_ADJECTIVES}|mom|mother|dad|father|parent|grandparent|grandmother|"
+                    r"grandfather|veteran|vegan|vegetarian)", obj, re.I):  # fmt: skip
+        return "personal", f"Is {_clean(obj, 5)}"
+    return None
+
+
+# "It is my favorite", "That's one of my favourite hobbies": a favourite named by a pronoun, resolved only to
+# what the sentence just before names: "Do you like twitter? It is my favorite!", "I like shawarma. It's my
+# favourite."
+_FAV_PRONOUN = re.compile(
+    r"^(?:(?:oh|yes|yeah|and|well),? )?(?:it|that|they|those|this|he|she)(?:'s|\u2019s| is| are| was)? "
+    r"(?:\w+ )?(?P<one>(?:one|some) of )?my (?:absolute |all[- ]time |very )?fav(?:ou?rite|e)?s?"
+    r"(?: (?P<what>[a-z]+(?: [a-z]+)?))?[\s!.]*$",
+    re.I,
+)
+_ANTECEDENT = re.compile(
+    r"^(?:(?:oh|yes|yeah|well|so|hey|wow|cool),? )*(?:(?:do|did|have|would) (?:you|u) (?:ever )?(?:like|love|enjoy|eat|"
+    r"watch|play|listen to|follow|use|seen|tried|heard of|been to|read)|i (?:really |also |do )?(?:like|love|"
+    r"enjoy|adore)) (?P<x>[\w'&. -]+?)[\s?!.]*$",
+    re.I,
+)
+
+
+def _favourite_of(before: str, clause: str, text: str) -> tuple[tuple[str, str], str] | None:
+    """((kind, content), quote) for a pronoun favourite whose thing the clause before names."""
+    fav = _FAV_PRONOUN.match(clause)
+    named = _ANTECEDENT.match(before)
+    if not fav or not named:
+        return None
+    thing = _head(named["x"].strip())
+    words = WORD.findall(thing.lower())
+    if (
+        not 1 <= len(words) <= 5
+        or _PAST_POINTING.search(thing)
+        or _YOU.search(thing)
+        or (words[0] in _NO_OBJECT and not _NAMED.match(thing))
+    ):
+        return None  # "Do you like them? They are my favourite": nothing named
+    if fav["what"] and fav["what"].lower().split()[0] in (
+        "part",
+        "thing",
+        "one",
+        "ones",
+        "of",
+        "too",
+        "though",
+    ):
+        return None  # "That's my favourite part of it"
+    start, end = text.find(before), text.find(clause)
+    if start < 0 or end < start:
+        return None
+    quote = text[start : end + len(clause)]
+    what = (fav["what"] or "").lower()
+    if fav["one"]:
+        return ("preference", f"{_clean(thing, 5)} is among their favourite {what or 'things'}"), quote
+    if what:
+        return ("preference", f"Favourite {what} is {_clean(thing, 5)}"), quote
+    return ("preference", f"{_clean(thing, 5)} is their favourite"), quote
+
+
+# Where a run-on question starts after a statement: "... do you", "... how about you", "... what kind of
+# music do you play".
+_ASKED = re.compile(
+    r"\s+(?:(?:do|does|did|are|is|have|has|would|will|can|could|were|was)\s+(?:you|u|ya)\b|"
+    r"(?:what|how|where|who|which|when|why)\b(?:\s+[\w']+){0,4}?\s+(?:you|u|ya|your)\b|"
+    r"(?:and|what about|how about)\s+(?:you|u|ya|yours)\b)",
+    re.I,
+)
+
+
 def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] | list[str]) -> list[dict]:
     """The actions for one user's messages, given what is already known about them."""
     allowed = set(kinds)
@@ -1629,10 +2144,26 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
         lower = message.text.lower()
         if any(hint in lower for hint in _INJECTION_HINTS) and _INJECTION.search(message.text):
             continue
+        previous = ""
         for clause, question in _clauses(message.text):
-            if question:
-                continue
-            found = _statement(clause)
+            before, previous = previous, clause
+            resolved = None
+            if not question and before and _FAV_PRONOUN.match(clause):
+                resolved = _favourite_of(
+                    before, clause, message.text
+                )  # "Do you like twitter? It's my favorite!"
+            if resolved is not None:
+                found, clause = resolved
+            elif question:
+                # "I like animals I have two cats how about you": a statement run into the question after it
+                asked = _ASKED.search(clause)
+                if asked is None or asked.start() == 0:
+                    continue
+                clause = clause[: asked.start()].rstrip()
+            if resolved is None:
+                found = _statement(clause)
+            if found is None and clause[:2].lower() in ("as", "be"):  # "As a nurse, I work nights"
+                found = _as_a(clause, message.text)
             if found is None:  # "I am 19 and just want to see my friends": the first part may stand alone
                 for head in itertools.islice(_CONJUNCTION.finditer(clause), 3):
                     found = _statement(clause[: head.start()].rstrip())
