@@ -233,7 +233,9 @@ def measure_latency(size: dict, reps: int, tell) -> dict:
         for concurrency in CONCURRENCIES:
             copies = [scratch.create("bench_latency", template=template) for _ in range(reps)]
             try:
-                tell(f"{reps} runs over {users} users, model latency {LATENCY_MS} ms, concurrency {concurrency}")
+                tell(
+                    f"{reps} runs over {users} users, model latency {LATENCY_MS} ms, concurrency {concurrency}"
+                )
                 env = {
                     "AGENT_SIGNALS_OFFLINE_LATENCY_MS": str(LATENCY_MS),
                     "AGENT_SIGNALS_CONCURRENCY": str(concurrency),
@@ -243,7 +245,9 @@ def measure_latency(size: dict, reps: int, tell) -> dict:
                 for name in copies:
                     scratch.drop(name)
             ideal = concurrency / (LATENCY_MS / 1000)  # users per second if the model were always busy
-            rate = statistics.median(r["summary"]["users"] / r["summary"]["stage_seconds"]["shards"] for r in runs)
+            rate = statistics.median(
+                r["summary"]["users"] / r["summary"]["stage_seconds"]["shards"] for r in runs
+            )
             suffix = "" if concurrency == CONCURRENCIES[0] else f"_c{concurrency}"
             figures[f"latency_efficiency{suffix}"] = rate / ideal
             figures[f"latency_users_per_s{suffix}"] = rate
