@@ -1,14 +1,19 @@
 -- The user-role messages of a shard of users inside the run's window (same filter as scan_pending_users).
+-- Each conversation of the shard is read from its watermark on, through messages_conversation_time_idx, so
+-- the cost follows the new messages, not the history.
 select c.user_id, m.conversation_id, m.message_id, m.content, m.created_at
 from source.conversations c
-join source.messages m on m.conversation_id = c.conversation_id
-left join signals.watermarks w on w.conversation_id = c.conversation_id
+left join signals.watermarks w on w.conversation_id = c.conversation_id and not %(ignore_watermarks)s
+cross join lateral (
+    select m.conversation_id, m.message_id, m.content, m.created_at
+    from source.messages m
+    where m.conversation_id = c.conversation_id
+      and (m.created_at, m.message_id) > (coalesce(w.last_message_at, '-infinity'), coalesce(w.last_message_id, ''))
+      and m.created_at <= %(until)s
+      and (%(since)s::timestamptz is null or m.created_at >= %(since)s)
+      and m.role = 'user'
+    offset 0
+) m
 where c.user_id = any(%(user_ids)s)
   and c.flagged
-  and m.role = 'user'
-  and m.created_at <= %(until)s
-  and (%(since)s::timestamptz is null or m.created_at >= %(since)s)
-  and (%(ignore_watermarks)s
-       or w.conversation_id is null
-       or (m.created_at, m.message_id) > (w.last_message_at, w.last_message_id))
 order by c.user_id, m.created_at, m.conversation_id, m.message_id
