@@ -15,7 +15,16 @@ from agent_signals.load import parse
 
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "workplace-signals.json"
 NEGATIVE_KINDS = {"task_context", "org_fact", "other_people", "hypothetical", "sarcasm", "quoted", "pasted"}
-POSITIVE_KINDS = {"role", "team", "ownership", "expertise", "communication", "writing", "preference", "personal"}
+POSITIVE_KINDS = {
+    "role",
+    "team",
+    "ownership",
+    "expertise",
+    "communication",
+    "writing",
+    "preference",
+    "personal",
+}
 
 
 @pytest.fixture(scope="module")

@@ -909,3 +909,255 @@ def test_a_favourite_named_by_a_pronoun_quotes_the_sentence_that_names_it():
 )
 def test_those_forms_refuse_what_names_nothing_or_passes(text):
     assert [a for a in one(text) if a["content"] != "Has kids"] == []
+
+
+# ---------------------------------------------------------------------------------------------------
+# Workplace conversations with an assistant: terse introductions, teams beside roles, standing requests
+# about answers, work schedules and places, years of practice; and what in them is not the user's word.
+
+
+def kinds_and_contents(text: str) -> list[tuple[str, str]]:
+    return [(a["kind"], a["content"]) for a in one(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a role with the team it is on
+        (
+            "I'm a mobile engineer on the wallet team, quick question.",
+            [("role", "Is a mobile engineer"), ("team", "Is on the wallet team")],
+        ),
+        (
+            "I'm a designer on the onboarding squad.",
+            [("role", "Is a designer"), ("team", "Is on the onboarding squad")],
+        ),
+        (
+            "I'm the PM for the ledger squad.",
+            [("role", "Is the PM for the ledger squad"), ("team", "Is on the ledger squad")],
+        ),
+        ("I moved over to the fraud team in spring.", [("team", "Is on the fraud team")]),
+        (
+            "I manage the helpdesk team.",
+            [("team", "Leads the helpdesk team"), ("role", "Manages the helpdesk team")],
+        ),
+        ("I manage a team of four testers.", [("role", "Manages a team of four testers")]),
+        # terse introductions
+        ("Platform eng here, how do I cap memory?", [("role", "Is a platform eng")]),
+        ("DBA here, the replica is behind.", [("role", "Is a DBA")]),
+        ("Hi, SRE here.", [("role", "Is an SRE")]),
+        ("CFO of a 30-person agency here.", [("role", "Is a CFO of a 30-person agency")]),
+        (
+            "Data analyst on the pricing team here.",
+            [("role", "Is a data analyst on the pricing team"), ("team", "Is on the pricing team")],
+        ),
+        (
+            "Backend dev on invoicing here.",
+            [("role", "Is a backend dev on invoicing"), ("team", "Works on invoicing")],
+        ),
+        (
+            "android dev, 6 years of Kotlin",
+            [("role", "Is an android dev"), ("expertise", "Has 6 years of experience with Kotlin")],
+        ),
+        # roles said as the title of something, or without an article
+        (
+            "I'm the data steward for the claims domain.",
+            [("role", "Is the data steward for the claims domain")],
+        ),
+        ("I am accountant in Lyon.", [("role", "Is an accountant in Lyon")]),
+        (
+            "As the release manager for the desktop app I need a go/no-go list.",
+            [("role", "Is the release manager for the desktop app")],
+        ),
+        # years of practice said without a verb
+        (
+            "Kubernetes for 9 years, so skip the basics.",
+            [("expertise", "Has 9 years of experience with Kubernetes")],
+        ),
+        ("11 years in procurement overall.", [("expertise", "Has 11 years of experience in procurement")]),
+        ("I've done payroll audits for years.", [("expertise", "Has done payroll audits for years")]),
+        ("I've led about 30 of these workshops.", [("expertise", "Has led about 30 workshops")]),
+        ("I've been coding in Elixir for years.", [("expertise", "Has been coding in Elixir for years")]),
+        # where and when they work, what they study, conditions that shape an answer
+        ("I'm based in Porto.", [("personal", "Is based in Porto")]),
+        ("I'm in Auckland so it's late for me.", [("personal", "Is based in Auckland")]),
+        ("I'm on Eastern time.", [("personal", "Is on Eastern time")]),
+        ("I work part-time on Wednesdays.", [("personal", "Works part-time on Wednesdays")]),
+        ("I work 8-2 on Thursdays.", [("personal", "Works 8-2 on Thursdays")]),
+        ("I'm dyslexic, so keep the layout plain.", [("personal", "Is dyslexic")]),
+        (
+            "I'm studying statistics at the University of Ghent.",
+            [("personal", "Studies statistics at the University of Ghent")],
+        ),
+        # a preference with its occasion or its scope
+        ("I prefer YAML over JSON if you give config.", [("preference", "Prefers YAML over JSON")]),
+        ("I prefer Kanban over Scrum so don't pitch sprints.", [("preference", "Prefers Kanban over Scrum")]),
+        (
+            "For long reports I prefer PDFs over slides.",
+            [("preference", "Prefers PDFs over slides for long reports")],
+        ),
+    ],
+)
+def test_workplace_self_statements(text, expected):
+    assert kinds_and_contents(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "content"),
+    [
+        ("keep them brief pls", "communication", "Wants answers kept brief"),
+        ("show me numbered steps not paragraphs, always", "communication",
+         "Wants the assistant to always show them numbered steps not paragraphs"),
+        ("no emojis in your replies, ever", "writing", "Wants no emojis in your replies"),
+        ("always give me flowcharts as mermaid", "communication",
+         "Wants the assistant to always give them flowcharts as mermaid"),
+        ("could you always format checklists as markdown tables?", "communication",
+         "Wants the assistant to always format checklists as markdown tables"),
+        ("I love it when you add a worked example with real numbers", "communication",
+         "Loves it when the assistant adds a worked example with real numbers"),
+        ("please define any acronyms you use in a footnote", "communication",
+         "Wants the assistant to always define any acronyms you use in a footnote"),
+        ("keep illustrating things with cooking analogies please", "communication",
+         "Wants the assistant to keep illustrating things with cooking analogies"),
+        ("I always want test steps written out in full", "communication", "Wants test steps written out in full"),
+        ("please write anything for partners in a warm tone", "writing",
+         "Wants the assistant to always write anything for partners in a warm tone"),
+        ("every time you give me SQL, add comments", "communication",
+         "Wants the assistant to always add comments every time you give them SQL"),
+        ("from now on can you put the summary first?", "communication",
+         "Wants the assistant to always put the summary first"),
+        ("Please stop using emoji in every answer.", "writing",
+         "Wants the assistant to stop using emoji in every answer"),
+    ],
+)  # fmt: skip
+def test_standing_requests_about_answers(text, kind, content):
+    actions = one(text)
+    assert [(a["kind"], a["content"]) for a in actions] == [(kind, content)]
+    assert actions[0]["tier"] == "core" and actions[0]["evidence"][0]["quote"] in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # one-off requests: no word that makes them standing
+        "make this one shorter",
+        "give me a template",
+        "give me a checklist for this release",
+        "keep it short",
+        "write four tweets, keep them short",
+        "no emoji please",
+        "can you give me the summary first?",
+        "can you always add comments to this function?",  # about this one
+        "give me the short version today, always busy on Mondays",
+        "Keep going with the examples.",
+        # advice, not a request to the assistant
+        "Always make a list before shopping.",
+        "Never give up on your dreams.",
+        "Do you always give examples?",
+        "I like it when you call me.",
+        "I love it when you run the cleanup script for me.",  # an action, not a way of answering
+    ],
+)
+def test_one_off_requests_and_advice_are_not_standing_preferences(text):
+    assert [a for a in one(text) if a["kind"] in ("communication", "writing")] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # not a terse introduction of oneself
+        "Any devs here?",
+        "The PM here is great.",
+        "There is a nurse here.",
+        "Nobody here.",
+        "Is the PM on the growth team here?",
+        "Not a developer here.",
+        "SRE on call here.",  # a duty of the moment, not a team
+        # years that measure a state, a place or schooling, not a skill
+        "20 years of marriage!",
+        "Married for 12 years.",
+        "5 years in Berlin.",
+        "3 years in a row.",
+        "Vegetarian for ten years.",
+        "Friends for 20 years now.",
+        "4 years of college.",
+        "Lived there for 5 years.",
+        # a place without the hour it is there, a department, a meeting
+        "I'm in Paris.",
+        "I'm in Sales.",
+        "I'm in a meeting so it's hard to talk.",
+        # a title that is a task, a superlative or someone else's project
+        "I am lead on this ticket.",
+        "I'm the worst at SQL.",
+        "I'm the PM for your project.",
+        "I'm the designated driver tonight.",
+        "As the manager said, I need to redo it.",
+        # hypotheticals and other people
+        "Suppose I'm a designer on the growth team.",
+        "Imagine I manage the support team.",
+        "If I were a PM I'd prefer shorter docs.",
+        "My manager prefers bullets.",
+        "My teammate Sam is the Go expert.",
+        "We deploy on Tuesdays.",
+        "Our warehouse is BigQuery.",
+    ],
+)
+def test_workplace_forms_refuse_what_is_not_the_speakers_lasting_fact(text):
+    assert one(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm writing the launch email now.",  # the task in hand
+        "I'm writing a PRD for search.",
+        "I'm writing tests today.",
+        "I'm writing a post-mortem tonight.",
+        "I'm writing the handover notes this week.",
+    ],
+)
+def test_current_activity_is_task_context(text):
+    assert one(text) == []
+
+
+def test_writing_as_a_pursuit_is_still_read():
+    assert kinds_and_contents("I'm writing a novel.") == [("personal", "Is writing a novel")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I just love rebasing at midnight 🙃",
+        "I adore flaky tests 🙄",
+        "I *love* filling in timesheets.",
+        "Oh great, another reorg. I love those.",
+        "Oh fantastic, I adore being paged.",
+        "My absolute favourite way to spend Friday is fixing CSS.",
+        "yeah right, I love meetings",
+        "I love it when you give me forty bullets 😑 always",
+    ],
+)
+def test_sarcasm_is_not_a_preference(text):
+    assert [a for a in one(text) if a["kind"] in ("preference", "communication", "writing")] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jo: I'll take the billing bug\nRavi: I prefer mornings for standup\nwho should own it?",
+        "[10:02] Lena: I'm the tech lead for payments",
+        "Job description: I am a senior data engineer with 8 years of Scala.",
+        "here's their bio: I'm a UX researcher based in Oslo.",
+        "Here's the candidate's email: I prefer remote roles.",
+        "advisory text: I'm an expert in VAT rules.",
+    ],
+)
+def test_transcripts_and_pasted_texts_are_not_the_users_word(text):
+    assert one(text) == []
+
+
+def test_a_label_of_ones_own_before_a_colon_is_still_read():
+    assert kinds_and_contents("Context: I'm a PM on the growth team.") == [
+        ("role", "Is a PM"),
+        ("team", "Is on the growth team"),
+    ]

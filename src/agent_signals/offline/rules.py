@@ -34,10 +34,37 @@ MAX_ACTIONS = 50
 
 _QUOTED = re.compile(r"\"[^\"\n]*\"|\u201c[^\u201d\n]*\u201d|`[^`]*`|^\s*>.*$", re.MULTILINE)
 _PASTED = re.compile(
-    r"(?:\b(?:says|said|wrote|writes|pasted|quote|quoting|posted)\b[^:\n]{0,40}:)[\s\S]*$", re.I
+    r"(?:\b(?:says|said|wrote|writes|pasted|quote|quoting|posted)\b[^:\n]{0,40}:|"
+    # "here's their bio:", "here's the customer's email:" (not "here's my situation:": that is the speaker's)
+    r"\bhere(?:'s|\u2019s| is| are) (?:their|his|her|its|what (?:he|she|they)|(?:the|an?|some) (?:[\w'\u2019-]+ ){0,3}"
+    r"(?:text|draft|email|message|description|post|bio|profile|transcript|excerpt|copy|listing|ad|advert|notes|"
+    r"reply|response|review|feedback|statement|announcement|letter|doc|document|thread|chat|conversation|"
+    r"wording|template|posting|jd|cv|resume|summary))\b[^:\n]{0,30}:|"
+    # a label for someone else's text: "Job description:", "advisory text:", "their reply:"
+    r"\b(?:job (?:description|posting|ad|advert|listing|spec)|jd|transcript|excerpt|[\w-]+ text|"
+    r"(?:their|his|her|the (?:original|customer'?s?|candidate'?s?|vendor'?s?|client'?s?|other)) "
+    r"(?:text|draft|email|message|bio|reply|response|wording|copy|post|description)):)[\s\S]*$",
+    re.I,
 )
+# "Alex: I'll take it": a line of a pasted chat transcript, said by whoever is named before the colon (a label
+# of the speaker's own, "Context: I'm a PM", is not a name)
+_SPEAKER_LINE = re.compile(
+    r"^[ \t]*(?:\[[\d:apm .]{3,12}\][ \t]*)?(?P<who>[A-Z][\w.'-]{0,20}(?: [A-Z][\w.'-]{0,20})?)[ \t]*"
+    r"(?:\([^)\n]{0,20}\))?:[ \t]+\S.*$",
+    re.M,
+)
+_LABELS = frozenset(
+    ["context", "update", "edit", "note", "notes", "fyi", "background", "ps", "p.s", "tldr", "question", "q", "a",
+     "summary", "info", "me", "re", "bio", "goal", "goals", "problem", "issue", "task", "ask", "details",
+     "example", "answer", "also", "btw", "hi", "hey", "hello", "ok", "okay", "so", "important", "reminder",
+     "warning", "error", "output", "input", "result", "step", "plan", "status", "role", "team", "title", "name",
+     "location", "timezone", "pronouns", "stack", "constraints", "requirements", "disclaimer", "caveat", "yes",
+     "no", "thanks", "side note", "quick question", "for context", "about me", "my role", "my team", "subject",
+     "my background", "tl", "why", "what", "how", "but", "and", "well", "honestly", "basically", "actually",
+     "short version", "long story short", "situation", "anyway", "also note", "p.p.s", "pps"]
+)  # fmt: skip
 _CLAUSE_END = re.compile(
-    r"[.!?;\n]+|(?=[\s,:])(?:,?\s+(?:and|but|so|because|though|although|while|since|plus)\s+"
+    r"[.!?;\n]+(?<!tl;)|(?=[\s,:])(?:,?\s+(?:and|but|so|because|though|although|while|since|plus)\s+"
     r"(?=(?:i|i'm|my|he|she|they|we|it|his|her|our|their|you|your)\b)|,\s+(?:but|so|because|though|although)\s+|"
     r"\s+-\s+|\s+—\s+|:\s+)",
     re.I,
@@ -55,13 +82,24 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match[0])
 
 
-def _clauses(text: str) -> list[tuple[str, bool]]:
-    """(clause, is_question) pairs: verbatim substrings of `text`, quoted/pasted parts removed."""
+def _blank_speaker(match: re.Match[str]) -> str:
+    return match[0] if match["who"].lower() in _LABELS else " " * len(match[0])
+
+
+def _visible(text: str) -> str:
+    """The text with quoted and pasted parts blanked out (same length)."""
     visible = text
     if '"' in text or "`" in text or ">" in text or "\u201c" in text:
         visible = _QUOTED.sub(_blank, visible)
     if ":" in text:
         visible = _PASTED.sub(_blank, visible)
+        visible = _SPEAKER_LINE.sub(_blank_speaker, visible)
+    return visible
+
+
+def _clauses(text: str) -> list[tuple[str, bool]]:
+    """(clause, is_question) pairs: verbatim substrings of `text`, quoted/pasted parts removed."""
+    visible = _visible(text)
     found: list[tuple[str, bool]] = []
     start = 0
     ends = [
@@ -330,8 +368,9 @@ _PAST_LIFE = re.compile(
 )
 _PERFECT_SPAN = re.compile(
     rf"^{_I}(?:'ve| have) {_ADVERB}(?P<pp>[a-z]+ed|known|been|taught|grown|ridden|driven|run|sung|done|worn|"
-    rf"written|read|spent|built|had) (?P<obj>.+?) (?P<when>(?:for (?:about |over |almost |nearly |more than |"
-    rf"quite |well over )?{_NUMBER_WORD} (?:years|decades)|(?:all|most of) my (?:life|adult life|career)|"
+    rf"written|read|spent|built|had|led|managed|run|designed|developed|programmed|coded) (?P<obj>.+?) "
+    rf"(?P<when>(?:for (?:about |over |almost |nearly |more than |quite |well over )?{_NUMBER_WORD} (?:years|decades)|"
+    rf"for (?:many |several |so many )?(?:years|decades)|(?:all|most of) my (?:life|adult life|career)|"
     rf"since (?:i was \w+(?: \w+)?|childhood|high school|college|birth|\d{{4}})))\b.*$",
     re.I,
 )
@@ -362,6 +401,61 @@ _NEW_ROLE = re.compile(
     rf"'ve become |now work )(?P<obj>(?:as|at) .+|(?:a|an) (?:[\w-]+ ){{0,3}}(?:{_OCCUPATIONS})s?\b.*)$",
     re.I,
 )
+# Job titles a workplace self-introduction uses beyond _OCCUPATIONS ("Backend eng here", "I'm the PM for ...")
+_WORK_TITLES = (
+    r"dev|eng|swe|sde|pm|tpm|dba|sre|qa|ux|cto|ceo|cfo|coo|cpo|cmo|ciso|cio|vp|svp|co-?founder|cofounder|"
+    r"marketer|copywriter|scrum master|product owner|data steward|steward|bdr|sdr|csm|devrel|pmm|hr"
+)
+_TITLE = rf"(?:{_OCCUPATIONS}|{_WORK_TITLES})"
+_TITLE_NOUN = re.compile(rf"\b{_TITLE}\b", re.I)
+# Titles that say a role even without an article ("I am nurse in Madrid"); "lead", "agent", "guide" and
+# the like also say a task or a thing, and family words are not jobs.
+_BARE_TITLE = (
+    r"engineer|developer|programmer|designer|scientist|analyst|architect|consultant|teacher|professor|"
+    r"lecturer|researcher|nurse|doctor|physician|surgeon|dentist|pharmacist|therapist|lawyer|attorney|"
+    r"accountant|banker|chef|pilot|mechanic|electrician|plumber|carpenter|farmer|librarian|journalist|"
+    r"reporter|translator|interpreter|student|freelancer|recruiter|economist|physicist|chemist|biologist|"
+    r"psychologist|architect|product manager|project manager|software engineer|data engineer|data scientist"
+)
+_BARE_ROLE = re.compile(
+    rf"^(?:{_I} am|{_I}'m|im) (?P<obj>(?:(?:senior|junior|lead|staff|principal|chief|head|freelance|"
+    rf"software|data|web|mobile|backend|frontend|full[- ]stack|java|python|ios|android|qa|ux|ui|it|"
+    rf"civil|mechanical|electrical|chemical|research|medical|school|english|math|maths|high school) )*"
+    rf"(?:{_BARE_TITLE}))(?P<rest> (?:in|at|from|for|with) (?!(?:the moment|this|that|it|you|your)\b)"
+    rf"[\w&' .-]{{2,40}})?$",
+    re.I,
+)
+# "I'm the PM for the onboarding squad", "I'm the data steward for finance"
+_THE_TITLE = re.compile(
+    rf"^{_IM} {_ADVERB}(?:the|one of the) (?P<obj>(?!(?:\w+est|only|first|last|same|one|other)\b)"
+    rf"(?:[\w-]+ ){{0,3}}?{_TITLE}(?: on call)?)(?P<rest> (?:for|of|on|at|in) .+)?$",
+    re.I,
+)
+# A team named in a clause about one's role: "... on the checkout team", "... for the onboarding squad"
+_TEAM_IN = re.compile(
+    r"\b(?:on|in|for|of|with|to) (?:the |our )?(?P<team>(?!(?:a|an|my|your|his|her|their|this|that|same|"
+    r"whole|entire|other|new|old|first|best|football|soccer|basketball|baseball|hockey|volleyball|softball|"
+    r"swim|swimming|track|debate|cheer|cheerleading|chess|tennis|golf|rugby|cricket|bowling|school|"
+    r"varsity|national|home|away)\b)[\w&/+-]+(?: [\w&/+-]+){0,2}?) (?P<unit>team|squad|tribe|pod|chapter)\b",
+    re.I,
+)
+# A work schedule: "I work part-time on Fridays", "I work 9-3 on Mondays", "I work from home"
+_SCHEDULE = re.compile(
+    r"^(?:(?:part[- ]time|full[- ]time)\b.*\b(?:on|mon|tues|wednes|thurs|fri|satur|sun|days?|mornings?|"
+    r"afternoons?|evenings?|hours?|week)\b|\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|weekdays\b|"
+    r"weekends\b|mornings\b|afternoons\b|evenings\b|[\w-]+ days a week\b|remotely\b|remote\b|hybrid\b|"
+    r"from home\b)",
+    re.I,
+)
+# Work done many times: "I've done about 40 of these migrations", "I've led dozens of these workshops"
+_DONE_MANY = re.compile(
+    rf"^{_I}(?:'ve| have) {_ADVERB}(?P<verb>done|run|led|shipped|built|handled|migrated|written|reviewed|"
+    rf"designed|hired|interviewed|taught|delivered|launched|planned|facilitated|managed|organi[sz]ed|"
+    rf"investigated|debugged|fixed|audited|deployed|negotiated|closed) (?P<n>(?:(?:about|around|over|more than|"
+    rf"well over|probably|easily|at least|maybe) )?(?:\d+|dozens|hundreds|a dozen|a few dozen|a couple dozen|"
+    rf"countless|loads|tons)) of (?:these|those|them|such) (?P<obj>[\w-]+(?: [\w-]+){{0,2}})$",
+    re.I,
+)
 _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     # "I just started as a life coach", "I was hired as a cashier", "I got a job at the library": a new role
     ("role", _NEW_ROLE, "new_role"),
@@ -369,7 +463,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     ("role", re.compile(rf"^{_I} work(?:s)? as (?P<obj>an? .+)$", re.I), "Works as {obj}"),
     (
         "role",
-        re.compile(rf"^{_IM} {_ADVERB}(?:a|an) (?P<obj>(?:[\w-]+ ){{0,4}}(?:{_OCCUPATIONS})s?)\b.*$", re.I),
+        re.compile(rf"^{_IM} {_ADVERB}(?:a|an) (?P<obj>(?:[\w-]+ ){{0,4}}{_TITLE}s?)\b.*$", re.I),
         "Is {art}{obj}",
     ),
     (
@@ -380,11 +474,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "Is the {obj}",
     ),
+    ("role", _THE_TITLE, "the_title"),
+    ("role", _BARE_ROLE, "bare_role"),
+    # "I manage a team of six analysts"
+    (
+        "role",
+        re.compile(
+            rf"^{_I} {_ADVERB}(?P<verb>lead|manage|run) (?P<obj>an? (?:[\w-]+ ){{0,2}}team of .+)$", re.I
+        ),
+        "team_of",
+    ),
     (
         "role",
         re.compile(
             rf"^{_I} {_ADVERB}work (?P<obj>(?:at|for|in|from|with|as|part[- ]time|full[- ]time|nights|night shifts?|"
-            rf"two jobs|three jobs|long hours|overtime|weekends)\b.*)$",
+            rf"two jobs|three jobs|long hours|overtime|weekends|weekdays|remotely|remote|hybrid|mornings|afternoons|"
+            rf"evenings|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|[\w-]+ days a week|"
+            rf"\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?\s*(?:-|\u2013|to|till|until)\s*\d)\b.*)$",
             re.I,
         ),
         "Works {obj}",
@@ -411,7 +517,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     (
         "personal",
         re.compile(
-            rf"^{_I} {_ADVERB}(?P<verb>moved|relocated) (?P<obj>(?:to|here|back to|from|out of|into) .+|here)$",
+            rf"^{_I} {_ADVERB}(?P<verb>moved|relocated) (?P<obj>(?:to|over to|here|back to|from|out of|into) .+|here)$",
             re.I,
         ),
         "event",
@@ -506,6 +612,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         ),
         "Has been to {obj}",
     ),
+    ("expertise", _DONE_MANY, "done_many"),
     # "I've been on many cruises", "I've run three marathons": experiences counted
     (
         "personal",
@@ -523,7 +630,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         re.compile(
             rf"^{_I}(?:'ve| have) {_ADVERB}been (?P<obj>(?!thinking|wondering|meaning|wanting|trying|hoping|"
             rf"looking|waiting|planning|busy|feeling|getting|going|having|doing|talking|reading about|"
-            rf".* for (?:about |over |almost |nearly )?\S+ (?:years?|decades?)\b)"
+            rf".* for (?:about |over |almost |nearly )?(?:\S+ )?(?:years?|decades?)\b)"
             rf"\w+ing .+)$",
             re.I,
         ),
@@ -548,8 +655,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         "Has been {obj}",
     ),
     (
-        "role",
-        re.compile(rf"^{_I} (?:study|am studying|'m studying|major in|'m majoring in) (?P<obj>.+)$", re.I),
+        "personal",
+        re.compile(
+            rf"^{_I}(?: study| am studying|'m studying| major in|'m majoring in) (?P<obj>(?!to\b|up\b|it\b|this\b|"
+            rf"that\b|the\b).+)$",
+            re.I,
+        ),
         "Studies {obj}",
     ),
     # studies and a degree: "I studied chemistry", "I majored in economics"
@@ -608,7 +719,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
     (
         "expertise",
         re.compile(
-            rf"^{_I}(?:'ve| have) been (?P<obj>(?:writing|coding in|programming in|using|working with|doing|teaching|playing|practicing|practising) .+ for (?:about |over |almost |nearly )?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several) (?:years?|decades?))\b.*$",
+            rf"^{_I}(?:'ve| have) been (?P<obj>(?:writing|coding in|programming in|using|working with|doing|teaching|playing|practicing|practising) .+ for (?:(?:about |over |almost |nearly )?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several) (?:years?|decades?)|"
+            rf"(?:many |several |so many )?(?:years|decades)))\b.*$",
             re.I,
         ),
         "Has been {obj}",
@@ -719,6 +831,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str], str]] = [
         "Lives {obj}",
     ),
     ("personal", re.compile(rf"^{_IM} {_ADVERB}(?:originally )?(?P<obj>from .+)$", re.I), "Is {obj}"),
+    # "I'm based in Lisbon", "I'm based out of Toronto"
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?:now )?based (?:in|out of|near|at) (?P<obj>[\w.,'& -]{{2,60}})$", re.I
+        ),
+        "based",
+    ),
+    # "I'm on Pacific time", "I'm in the CET time zone"
+    (
+        "personal",
+        re.compile(
+            rf"^{_IM} {_ADVERB}(?:on|in) (?:the )?(?P<obj>(?:[A-Z][\w/+-]*|utc|gmt)(?: ?[+-]\d{{1,2}})?(?: [A-Z][\w/+-]*)?) "
+            rf"(?P<tz>time ?zone|time)$"
+        ),
+        "Is on {obj} time",
+    ),
     # "I'm in an apartment just off the base": where the speaker lives
     (
         "personal",
@@ -1364,6 +1493,31 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         return kind, f"Grew up {_clean(obj, 10)}"
     if template == "studied":
         return "personal", f"{groups['verb'].capitalize()} {_clean(obj, 8)}"
+    if template == "the_title":
+        rest = groups["rest"]
+        if _YOU.search(obj + rest) or _PAST_POINTING.search(rest) or len(WORD.findall(obj + rest)) > 12:
+            return None  # "I'm the designer for your project", "I'm the lead on this"
+        kind = "personal" if _FAMILY_NOUN.search(obj) else kind
+        return kind, f"Is the {_clean(obj + rest, 10)}"
+    if template == "bare_role":  # "I am nurse in Madrid": a role said without its article
+        role = _clean(obj + groups["rest"], 8)
+        return kind, f"Is {_article(role)} {role}"
+    if template == "team_of":
+        if _PAST_POINTING.search(obj) or len(WORD.findall(obj)) > 10:
+            return None
+        return kind, f"{_verb_s(groups['verb']).capitalize()} {_clean(_head(obj), 10)}"
+    if template == "based":
+        obj = _head(obj)
+        if _PAST_POINTING.search(obj) or len(WORD.findall(obj)) > 8:
+            return None  # "I'm based in that office"
+        return kind, f"Is based in {_clean(obj, 8)}"
+    if template == "done_many":
+        obj = _head(obj)
+        if _PAST_POINTING.search(obj):
+            return None
+        count = re.sub(r"^(?:probably|easily|maybe) ", "", groups["n"].lower())
+        count += " of" if count.endswith(("dozens", "hundreds", "loads", "tons")) else ""
+        return kind, f"Has {groups['verb'].lower()} {count} {_clean(obj, 4)}"
     if template == "try":
         obj = _head(obj)
         words = WORD.findall(obj.lower())
@@ -1430,6 +1584,8 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         when = groups["when"]
         if template == "perfect_span":
             kind = "role" if verb == "worked" and words[0] in ("as", "at", "for", "in") else kind
+            if verb in _WORK_DONE or (verb == "worked" and words[0] in ("on", "with")):
+                kind = "expertise"  # "I've done incident reviews for years"
             return kind, f"Has {verb} {_clean(obj, 8)} {_third_person(when)}"
         kind = "role" if verb in ("worked", "taught") and words[0] in ("as", "at", "for", "in") else kind
         return kind, f"{verb.capitalize()} {_clean(obj, 8)} {_third_person(when)}"
@@ -1488,6 +1644,10 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
             return None  # "I'm working on a flaky test": a task of the moment
         if verb == "taking" and not re.search(r"\b(?:class|classes|lessons?|courses?|degree)\b", obj, re.I):
             return None
+        if verb in ("writing", "taking") and re.search(r"\bnow\b", obj, re.I):
+            return None  # "I'm writing the launch email now": a task of the moment
+        if verb == "writing" and (words[0] in _THE_WORDS or _WORK_DOC.search(obj)):
+            return None  # "I'm writing a PRD for search": work in hand, not a pursuit
         if verb == "living":
             return kind, f"Lives {_clean(obj, 8)}"
         return ("role" if verb == "working" else kind), f"Is {verb} {_clean(obj, 8)}"
@@ -1507,6 +1667,9 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         if not words or (words[0] in _NO_OBJECT and not here) or _YOU.search(obj) or len(words) > 10:
             return None
         verb = groups["verb"].lower().replace("learnt", "learned")
+        team = _TEAM_IN.match(re.sub(r"^over ", "", obj, flags=re.I)) if verb in ("moved",) else None
+        if team and obj.lower().startswith(("to ", "over to ")):  # "I moved over to the identity team"
+            return "team", f"Is on the {_clean(team['team'], 4)} {team['unit'].lower()}"
         return kind, f"{verb.capitalize()} {_clean(obj, 10)}"
     if kind == "used":
         first = WORD.findall(obj.lower())[:1]
@@ -1544,15 +1707,38 @@ def _content(kind: str, template: str, match: re.Match[str]) -> tuple[str, str] 
         return kind, f"Is {_clean(obj, 6)}"
     if _YOU.search(obj):
         return None  # "I'm a fan of your work", "I work with you": about the listener
+    if template == "Works {obj}" and _SCHEDULE.match(obj):
+        kind = "personal"  # "I work part-time on Fridays": when they work, not what they do
     art = ""
     if "{art}" in template:
-        art = "an " if obj[:1].lower() in "aeiou" else "a "
+        art = _article(obj) + " "
     values = {
         "obj": _clean(obj, 10),
         "art": art,
         "what": _clean(groups.get("what", ""), 4) or "thing",
     }
     return kind, template.format(**values)
+
+
+_WORK_DONE = frozenset(["done", "used", "built", "led", "managed", "run", "designed", "developed", "programmed",
+                        "coded", "written"])  # fmt: skip
+_THE_WORDS = frozenset(
+    ["the", "this", "that", "these", "those", "up", "down", "back", "out", "some", "something"]
+)
+_WORK_DOC = re.compile(
+    r"\b(?:docs?|spec|specs|proposal|prd|rfc|report|e-?mails?|post-?mortem|ticket|tests?|script|query|queries|"
+    r"function|code|migration|readme|review|plan|deck|brief|memo|summary|update|message|reply|response|"
+    r"cover letter|job (?:description|ad|post)|policy|runbook|slides|presentation|notes|changelog|okrs?|"
+    r"announcement|newsletter|copy|landing page|contract|invoice|quote|estimate|ticket|pr|patch)\b",
+    re.I,
+)
+
+
+def _article(phrase: str) -> str:
+    word = phrase.split()[0] if phrase.split() else ""
+    if word.isupper() and len(word) <= 5:  # "an SRE", "a CTO"
+        return "an" if word[0] in "AEFHILMNORSX" else "a"
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 # "with show dogs", "out at the local soup kitchen", "out a lot": a particle before something named
@@ -1727,6 +1913,12 @@ def _statement(clause: str) -> tuple[str, str] | None:
     fronted = _FRONTED.match(core)
     if fronted:  # "Usually I walk to work": the same as "I usually walk to work"
         core = f"{fronted['subject']} {fronted['adverb'].lower()} {core[fronted.end() :]}"
+    scoped = _PREFER_SCOPE.match(core) if core[:2].lower() in ("fo", "wi", "in", "on", "wh") else None
+    if scoped:  # "For complex screens I prefer Figma over sketches": the preference holds there
+        found = _statement(core[scoped.end() :])
+        if found is None or found[0] not in ("preference", "communication", "writing"):
+            return None
+        return found[0], f"{found[1]} {_clean(scoped['scope'].lower(), 6)}"
     if core[:2].lower() == "we" and not _NEGATION.search(core) and not _skipped(core):
         household = _household(core)  # "We live on a farm", "We have four dogs": the speaker's household
         if household:
@@ -1746,6 +1938,10 @@ def _statement(clause: str) -> tuple[str, str] | None:
     offer = _OFFER.search(core)
     if offer and offer.start() > 0:  # "I have a big home library if you are interested": the offer aside
         core = core[: offer.start()]
+    if _PREFERS.match(core):  # "I prefer Python over R if you give code": the taste, without its occasion
+        tail = _PREFER_TAIL.search(core)
+        if tail and tail.start() > 0:
+            core = core[: tail.start()]
     negated = _NEGATION.search(core) is not None
     # "I don't smoke anymore": a habit given up, said with a word that otherwise marks a moment
     checked = _ANYMORE.sub("", core) if negated else core
@@ -1849,6 +2045,21 @@ def _possession(core: str) -> tuple[str, str] | None:
     return "personal", f"Has {'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
+# "For complex screens I prefer ...", "When it comes to dashboards, I prefer ..."
+_PREFER_SCOPE = re.compile(
+    r"^(?P<scope>(?:for|with|in|on|when it comes to) (?!(?:me|now|example|instance|sure|real|once|today|the moment|a "
+    r"while|years|ages|some reason|what|how|that|this|it|you|your|him|her|them)\b)(?:[\w'-]+ ){0,3}[\w'-]+),? "
+    r"(?=i (?:(?:really|usually|generally|always|much|definitely|tend to) )*prefer\b)",
+    re.I,
+)
+_PREFERS = re.compile(
+    r"^i (?:(?:really|usually|generally|always|much|definitely|do|also) )*(?:prefer|like|love)\b", re.I
+)
+# What follows a taste and is about the assistant: "..., so don't ...", "... if you give code"
+_PREFER_TAIL = re.compile(
+    r",?\s+(?:if|when|whenever) (?:you|u)\b.*$|,?\s+so (?:don'?t|do not|please|pls|no|never|avoid|skip|stop)\b.*$",
+    re.I,
+)
 _WORKING_AS = re.compile(
     rf"\bworking (?:[\w-]+ ){{0,3}}as (?P<obj>an? (?:[\w-]+ ){{0,2}}(?:{_OCCUPATIONS})s?)\b", re.I
 )
@@ -2046,8 +2257,10 @@ _INJECTION_HINTS = (
 # "As a nurse, I ...", "Being a piano teacher I ...", "as a dad myself": what the speaker is, said in passing
 # before a statement of their own
 _AS_A = re.compile(
-    r"^(?:as|being) (?P<obj>an? (?:fellow )?(?:(?!myself\b)[\w-]+ ){0,3}(?!myself\b)[\w-]+)(?P<self> myself)?"
-    r"(?P<then>,? (?:i|i'm|i am|i've|i have|my)\b.*)?$",
+    r"^(?:as|being) (?P<obj>an? (?:fellow )?(?:(?!myself\b)[\w-]+ ){0,3}(?!myself\b)[\w-]+|"
+    # "As the release manager for the iOS app, I ..."
+    rf"the (?:[\w-]+ ){{0,2}}?{_TITLE}(?: (?:for|of|on|at|in) (?:the |our |a |an )?[\w&/+.-]+(?: [\w&/+.-]+){{0,3}}?)?)"
+    r"(?P<self> myself)?(?P<then>,? (?:i|i'm|i am|i've|i have|my)\b.*)?$",
     re.I,
 )
 _AS_A_NEXT = re.compile(r"\s*,?\s*(?:i|i'm|i am|i've|i have|my)\b", re.I)
@@ -2064,6 +2277,10 @@ def _as_a(clause: str, text: str) -> tuple[str, str] | None:
     obj = re.sub(r"^(an?) fellow ", r"\1 ", found["obj"], flags=re.I)
     if found["then"] and _YOU.search(found["then"]):
         return None
+    if obj[:4].lower() == "the ":
+        if _FAMILY_NOUN.search(obj) or not _TITLE_NOUN.search(obj) or _YOU.search(obj):
+            return None  # "As the oldest child, I ..."
+        return "role", f"Is {_clean(obj, 10)}"
     if _ROLE_NOUN.search(obj) and not _FAMILY_NOUN.search(obj):
         return "role", f"Is {_clean(obj, 5)}"
     if re.fullmatch(rf"an? (?:{_DURABLE_ADJECTIVES}|mom|mother|dad|father|parent|grandparent|grandmother|"
@@ -2136,14 +2353,385 @@ _ASKED = re.compile(
 )
 
 
+# ---------------------------------------------------------------------------------------------------
+# Workplace forms: a terse self-introduction ("DBA here"), years of practice said without a verb ("8 years
+# of Swift"), a place named with the hour it is there, a team named beside a role, and standing requests
+# about how to answer ("give me checklists not prose, always").
+
+_NOT_TERSE = re.compile(
+    r"^(?:the|my|our|your|his|her|their|no|not|any|some|every|all|many|lots|most|few|other|those|these|that|"
+    r"this|which|what|who|we|they|you|he|she|it|there|is|are|was|were|i|me|one|only|same|such|best|worst)\b",
+    re.I,
+)
+_TERSE = re.compile(
+    r"^(?:(?:just|also|another|fellow|a|an|lowly|humble)\s+)*"
+    r"(?P<role>(?:(?!(?:of|at|on|for|in|with|and|or|to|from|here|is|are|was|were|be|been|have|has|got|need|"
+    rf"needs|want|wants|not|no)\b)[\w+#./&'-]+ ){{0,3}}(?:{_TITLE}|em))"
+    r"(?P<rest> (?:of|at|on|for|in|with) (?!(?:call|duty|leave|shift|site|vacation|holiday|break|it|this|that|"
+    r"you|your|here|there)\b)[\w+#./&' -]{1,50}?)?(?P<here> here)?$",
+    re.I,
+)
+_YEARS_NEXT = re.compile(
+    r"\s*,\s*(?:about |over |almost |nearly |~)?(?:\d{1,2}\+?|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|fifteen|twenty) ?(?:years?|yrs?|yoe)\b",
+    re.I,
+)
+_NUM_YEARS = (
+    r"(?:\d{1,2}\+?|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|a dozen)"
+)
+_YEARS_OF = re.compile(
+    rf"^(?:(?:about|around|over|almost|nearly|roughly|~) ?)?(?P<n>{_NUM_YEARS}) ?(?:years?|yrs?)"
+    r"(?: of (?:professional |hands-on )?(?:experience|exp)(?: (?P<p1>in|with))?| (?P<p2>of|in|with|doing|writing|"
+    r"using|building|running|managing|leading|teaching)) (?P<obj>[\w+#./&-]+(?: [\w+#./&-]+){0,3}?)"
+    r"(?: (?:overall|total|in total|now|professionally|experience))?$",
+    re.I,
+)
+_FOR_YEARS = re.compile(
+    rf"^(?P<obj>[\w+#./&-]+(?: [\w+#./&-]+){{0,2}}) (?:for|since) (?:about |over |almost |nearly |"
+    rf"the (?:last|past) )?(?P<n>{_NUM_YEARS}) (?:years?|yrs?)(?: now)?$",
+    re.I,
+)
+# Words that begin "X for 12 years" when it says how long a state lasted, not a skill practised
+_NOT_SKILL = frozenset(
+    ["married", "together", "sober", "clean", "here", "there", "vegan", "vegetarian", "single", "divorced",
+     "engaged", "retired", "friends", "best", "dating", "living", "alive", "pregnant", "unemployed", "home",
+     "same", "not", "only", "just", "almost", "nearly", "been", "about", "me", "us", "them", "him", "her", "it",
+     "that", "this", "we", "they", "you", "i", "my", "our", "so", "and", "but", "also", "still", "now", "then",
+     "even", "yes", "no", "well", "oh", "lol", "wow", "partners", "neighbors", "neighbours", "roommates",
+     "marriage", "age", "life", "school", "college", "university", "uni", "prison", "jail", "a", "the", "in",
+     "sick", "ill", "gone", "away", "open", "closed", "there", "dead", "missing", "waiting", "working", "nothing",
+     "something", "everything", "anything", "high", "grad", "med", "law", "row", "ago", "old", "later", "later",
+     "before", "after", "more", "less", "each", "every", "all", "some", "many", "few", "several", "mom", "dad",
+     "wife", "husband", "kids", "family", "parents", "his", "their", "your"]
+)  # fmt: skip
+_IN_PLACE = re.compile(rf"^{_IM} (?:now |over )?in (?P<obj>[A-Z][\w'.-]+(?:,? [A-Z][\w'.-]+){{0,2}})$")
+_TIME_THERE = re.compile(
+    r"\s*(?:[,(\u2014-]\s*)?(?:(?:so|and|which means|where)\s+)?(?:it'?s|it is|its)\s+(?:\w+\s+){0,2}?"
+    r"(?:early|late|morning|evening|night|midnight|lunchtime|\d{1,2}(?::\d\d)?\s*(?:am|pm))\b|"
+    r"\s*\(?\s*(?:utc|gmt)\s*[+-]\s*\d|\s*(?:[,(]\s*)?(?:so |and )?(?:a |an )?(?:different|other) time ?zones?\b",
+    re.I,
+)
+_NOT_A_TEAM = frozenset(["call", "duty", "leave", "shift", "site", "vacation", "holiday", "break", "contract",
+                         "staff", "board", "loan", "secondment", "mobile", "weekends", "nights"])  # fmt: skip
+
+
+def _workplace(clause: str, text: str) -> list[tuple[str, str]]:
+    """(kind, content) pairs for a clause in a workplace form that does not start with "I"."""
+    core = " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+    lower = core.lower()
+    at = text.find(clause)
+    after = at + len(clause) if at >= 0 else -1
+    years_next = after >= 0 and _YEARS_NEXT.match(text, after) is not None
+    in_years = "year" in lower or "yr" in lower
+    if (
+        not core
+        or not (lower.endswith(" here") or years_next or in_years or core[:1] in "Ii")
+        or _skipped(core)
+        or _NEGATION.search(core)
+        or _YOU.search(core)
+    ):
+        return []
+    terse = _TERSE.match(core) if lower.endswith(" here") or years_next else None
+    if terse and not _NOT_TERSE.match(core) and not _FAMILY_NOUN.search(terse["role"]):
+        if not terse["here"] and (terse["rest"] or not years_next):
+            return []  # a bare title says who they are only before the years they have put in
+        rest = terse["rest"] or ""
+        role = _clean(terse["role"] + rest, 10)
+        if role[:1].isupper() and not role.split()[0].isupper():
+            role = role[:1].lower() + role[1:]  # "Backend eng here": a capital of the sentence, not a name
+        found = [("role", f"Is {_article(role)} {role}")]
+        team = _TEAM_IN.match(rest.strip())
+        place = rest.strip()[3:] if rest.strip().lower().startswith("on ") else ""
+        if team:  # "Data analyst on the risk team here"
+            found.append(("team", f"Is on the {_clean(team['team'], 4)} {team['unit'].lower()}"))
+        elif place and len(place.split()) <= 3 and place.split()[0].lower() not in _NOT_A_TEAM | _THE_WORDS:
+            found.append(("team", f"Works on {_clean(place, 3)}"))  # "Frontend dev on billing here"
+        return found
+    years = _YEARS_OF.match(core) if in_years else None
+    if years:
+        obj = years["obj"]
+        prep = (years["p1"] or years["p2"] or "with").lower()
+        words = obj.lower().split()
+        if words[0] in _NOT_SKILL or words[-1] in _NOT_SKILL or _PAST_POINTING.search(obj):
+            return []  # "20 years of marriage", "3 years in a row"
+        if prep == "in" and obj[:1].isupper() and not obj.isupper() and len(words) == 1:
+            return []  # "5 years in Berlin": a place
+        if prep in ("of", "with", "in"):
+            return [
+                (
+                    "expertise",
+                    f"Has {years['n']} years of experience {'in' if prep == 'in' else 'with'} {_clean(obj, 4)}",
+                )
+            ]
+        return [("expertise", f"Has {years['n']} years of {prep} {_clean(obj, 4)}")]
+    for_years = _FOR_YEARS.match(core) if in_years else None
+    if for_years:
+        obj = for_years["obj"]
+        words = obj.lower().split()
+        if (
+            any(w in _NOT_SKILL for w in words)
+            or words[0].endswith(("ed", "ing", "ly", "'s"))
+            or re.fullmatch(_DURABLE_ADJECTIVES, obj, re.I)
+            or _ROLE_NOUN.search(obj)
+        ):
+            return []  # "Married for 12 years", "Vegetarian for ten years"
+        return [("expertise", f"Has {for_years['n']} years of experience with {_clean(obj, 3)}")]
+    place = _IN_PLACE.match(core) if core[:1] in "Ii" else None
+    if place and after >= 0 and _TIME_THERE.match(text, after):  # "I'm in Singapore so it's early for me"
+        return [("personal", f"Is based in {_clean(place['obj'], 4)}")]
+    return []
+
+
+def _also(clause: str, found: tuple[str, str]) -> list[tuple[str, str]]:
+    """What else a role or team statement says: the team beside a role, the role of a team's manager."""
+    kind, content = found
+    core = " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+    if not _I_SUBJECT.match(core) or _YOU.search(core):
+        return []
+    if kind == "role" and content.startswith("Is "):  # "I'm a backend engineer on the checkout team"
+        team = _TEAM_IN.search(core)
+        if team:
+            return [("team", f"Is on the {_clean(team['team'], 4)} {team['unit'].lower()}")]
+    managed = re.match(r"^i (?:\w+ )?manage (?P<obj>the .+ team)\b", core, re.I)
+    if kind == "team" and managed:  # "I manage the support team": a manager
+        return [("role", f"Manages {_clean(managed['obj'], 8)}")]
+    return []
+
+
+# A standing request about how to answer. What makes it standing, not a one-off: always, ever, never, in
+# general, from now on, any time, every time, for anything, "any jargon you use", "keep explaining ...".
+_STANDING = re.compile(
+    r"\b(?:always|ever|never|in general|from now on|going forward|by default|as a rule|for (?:anything|everything|"
+    r"all)\b|any ?time|every ?time|whenever|each time|(?:any|all|every) (?:[\w-]+ ){1,2}(?:you|u) (?:use|write|"
+    r"give|send|draft|produce|suggest|make|show|explain|create|generate)|(?:anything|everything|whatever) (?:for|"
+    r"you|that|aimed|going|meant))\b",
+    re.I,
+)
+_FORMAT_WORDS = re.compile(
+    r"\b(?:answers?|responses?|replies|explanations?|examples?|bullet(?: point)?s?|summar(?:y|ies)|tl;?dr|code|"
+    r"comments?|snippets?|checklists?|lists?|tables?|diagrams?|mermaid|templates?|markdown|headings?|headers?|"
+    r"steps?|prose|paragraphs?|sources?|links?|citations?|references?|numbers|units|versions?|short(?:er)?|brief|"
+    r"concise|terse|verbose|long(?:er)?|detail(?:ed|s)?|tone|emojis?|jargon|acronyms?|spelling|english|"
+    r"format(?:ted|ting)?|sql|yaml|json|pros and cons|trade-?offs|caveats|assumptions|rollback|tests?|"
+    r"diffs?|options|language|wording|bold|italics?|formal|informal|casual|friendly|plain|simple|simpler|"
+    r"high[- ]level|eli5|analog(?:y|ies)|metaphors?|words|sentences?|tldr)\b",
+    re.I,
+)
+_WRITING_FOR = re.compile(
+    r"\b(?:tone|spelling|british english|american english|oxford comma|active voice|passive voice|sentence case|"
+    r"title case|emojis?|jargon|plain (?:language|english)|customers?|customer[- ]facing|clients?|external|"
+    r"emails?|docs|documentation|drafts?|copy|posts?|wording|formal|informal)\b",
+    re.I,
+)
+_REQUEST_VERB = re.compile(
+    r"^(?:keep|give|use|write|put|show|explain|add|include|format|make|start|end|lead|avoid|skip|stick|spell|"
+    r"default|answer|reply|respond|list|link|cite|mark|label|number|bold|highlight|break|split|summari[sz]e|"
+    r"translate|flag|call out|mention|tell|walk|send|offer|provide|present|structure|wrap|quote|define|"
+    r"double[- ]check|return|output|limit|cap|drop|leave out|go easy on|stop|sign off|open with|close with|"
+    r"no|don'?t|do not|never|always)\b",
+    re.I,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:pls|please|plz|kindly|also|and|oh|btw|one more thing|going forward|from now on|in general|"
+    r"by default|as a rule|generally|and also|oh and|ah|ok|okay|so|hey|hi)\b[,:]?\s*)+",
+    re.I,
+)
+_ASK_FRAME = re.compile(
+    r"^(?:(?:can|could|would|will) (?:you|u) (?:please |pls |kindly )?(?=\w)|"
+    r"i(?:'d| would) (?:like|love|prefer|appreciate) (?:it )?(?:if )?(?:you|u) (?:to |would |could )?|"
+    r"i (?:want|need) (?:you|u) to )",
+    re.I,
+)
+_LIKE_WHEN = re.compile(
+    r"^i (?:(?:really|always|just|do|generally) )*(?P<verb>like|love|prefer|appreciate) (?:it )?when (?:you|u) "
+    r"(?P<obj>(?:show|give|add|use|include|explain|write|put|keep|break|summari[sz]e|start|end|list|format|"
+    r"number|link|cite|spell|walk|answer|reply|respond|draw|sketch|lay|bold|highlight|label|mark|compare|"
+    r"illustrate|quote|define|flag|call) .+)$",
+    re.I,
+)
+_I_WANT = re.compile(
+    r"^i (?:(?:always|generally|usually|really|do) )*(?P<verb>want|need|like|prefer|appreciate) (?P<obj>.+)$",
+    re.I,
+)
+_MARKER_WORDS = re.compile(
+    r",?\s*\b(?:always|ever|in general|from now on|going forward|by default|as a rule|please|pls|plz|kindly|"
+    r"thanks|thx|ty|thank you)\b[,!.]*",
+    re.I,
+)
+_TO_ME = re.compile(r"\b(?:me|my|you|your|u|ur|answers?|responses?|replies|explanations?)\b", re.I)
+_POINTING_ONE = re.compile(r"\b(?:this|that|these|those|it|above|below|here|today|tomorrow|now)\b", re.I)
+_KEEP_THEM = re.compile(
+    r"^keep (?:them|your (?:answers|replies|responses|explanations)|answers|replies|responses|explanations) "
+    r"(?P<how>short|shorter|brief|concise|tight|simple|high[- ]level|to the point)\b",
+    re.I,
+)
+_MAKING = re.compile(r"\b(?:write|draft|give me|list|generate|create|make|send|suggest|rewrite)\b", re.I)
+
+
+def _standing_request(sentence: str, text: str) -> tuple[str, str] | None:
+    """(kind, content) for a sentence that asks the assistant to answer some way from now on."""
+    raw = " ".join(sentence.replace("\u2019", "'").split()).rstrip("?!. ")
+    if not raw or len(raw) > 240:
+        return None
+    led = raw if re.match(r"^no \w", raw, re.I) else _LEAD.sub("", raw)  # "no emoji ...": not a "no" of reply
+    body = _ASK_FRAME.sub("", _LEAD_IN.sub("", led))
+    framed = body != led or re.search(r"\b(?:please|pls|plz|kindly)\b", raw, re.I) is not None
+    body = _LEAD_IN.sub("", body)  # "can you always ...": the marker after the frame
+    if not body or not _FORMAT_WORDS.search(body):
+        return None
+    if _QUESTION_START.match(body) and not framed and not _SCOPE.match(body):
+        return None
+    like = _LIKE_WHEN.match(body)
+    keep_them = _KEEP_THEM.match(body)
+    keeping = re.match(r"^(?:keep (?!going\b|up\b|it\b)|stop )\w+ing\b", body, re.I)  # "stop using emoji"
+    marked = _STANDING.search(raw) is not None or like is not None or keeping is not None
+    if not (marked or keep_them):
+        return None
+    kind = "writing" if _WRITING_FOR.search(body) else "communication"
+    if like:  # "I like it when you show a quick example"
+        verb, _, rest = like["obj"].partition(" ")
+        if _POINTING_ONE.search(rest) or _skipped(rest) or not rest:
+            return None
+        label = {"like": "Likes", "love": "Loves", "prefer": "Prefers", "appreciate": "Appreciates"}
+        return kind, f"{label[like['verb'].lower()]} it when the assistant {_verb_s(verb)} {_clean(rest, 12)}"
+    plain = _MARKER_WORDS.sub("", body).strip(" ,")
+    if not plain or _POINTING_ONE.search(plain if not keep_them else plain.replace("them", "")):
+        return None  # "always add comments to this function", "give me the short version today"
+    if _skipped(re.sub(r"\b(?:always|ever)\b", "", plain)):
+        return None
+    want = _I_WANT.match(plain)
+    if want:  # "I always want rollback steps spelled out explicitly"
+        if (
+            not marked
+            or _PRONOUN_OBJECT.match(want["obj"])
+            or want["obj"].lower().startswith("to ")
+            or _YOU.search(want["obj"])
+        ):
+            return None
+        verb = want["verb"].lower()
+        label = {"like": "Likes", "prefer": "Prefers", "appreciate": "Appreciates"}.get(verb, "Wants")
+        return kind, f"{label} {_clean(want['obj'], 14)}"
+    # "every time you give me code, add comments", "for anything customer-facing use British spelling"
+    scope = _SCOPE.match(plain)
+    if not (framed or keep_them or _TO_ME.search(raw) or (scope and kind == "writing")):
+        return None  # "always make a list before shopping": advice, not a request to the assistant
+    if keep_them and not marked:
+        if _MAKING.search(text.replace(sentence, "")):
+            return None  # "write three emails, keep them short": about those emails
+        return "communication", f"Wants answers kept {keep_them['how'].lower()}"
+    tail = ""
+    if scope:
+        plain, tail = plain[scope.end() :], " " + _clean(scope["scope"].strip(" ,"), 10)
+    if not (_REQUEST_VERB.match(plain) or keeping):
+        return None
+    plain = plain[:1].lower() + plain[1:]
+    never = re.match(r"^(?:don'?t|do not|never)\s+(?:ever\s+)?", plain, re.I)
+    if never:
+        return kind, f"Wants the assistant to never {_clean(plain[never.end() :], 14)}{tail}"
+    if plain[:3].lower() == "no ":  # "no emoji in your answers, ever"
+        return kind, f"Wants no {_clean(plain[3:], 14)}{tail}"
+    if re.search(r"\bnever\b", raw, re.I):
+        return None  # "give me tables, never prose": said both ways, left to the clause reading
+    if keeping:  # "keep explaining stuff with examples", "stop using emoji": already standing
+        return kind, f"Wants the assistant to {_clean(plain, 14)}{tail}"
+    return kind, f"Wants the assistant to always {_clean(plain, 14)}{tail}"
+
+
+_SCOPE = re.compile(
+    r"^(?P<scope>(?:every ?time|any ?time|whenever|each time) (?:you|u) [^,]{1,60},|"
+    r"(?:for|in) (?:anything|everything|all|any) (?:[\w'-]+ ){0,4}?(?=(?:use|write|keep|give|put|add|avoid|"
+    r"skip|make|start|format|include|stick|spell)\b)|(?:for|in) (?:anything|everything|all|any) [^,]{1,40},)\s*",
+    re.I,
+)
+
+
+# Sarcasm marks: a love said with an eye-roll, an *emphasised* love, "oh great, another ...".
+_SARCASM = re.compile(
+    r"[\U0001F643\U0001F644\U0001F611\U0001F612]|\*(?:love|loved|loving|adore|adored|enjoy|like|favou?rite|"
+    r"great|fun|best)\w*\*|\boh,? (?:great|fantastic|wonderful|joy|goody|perfect|brilliant|lovely|super|splendid)"
+    r"\b[,!.]*\s+(?:another|more|just|exactly|nothing|my|the|a|i (?:just )?(?:love|adore))\b|"
+    r"\bmy absolute favou?rite (?:way|thing) to\b|\byeah,? right\b",
+    re.I,
+)
+
+
+def _sarcasm_hint(lower: str) -> bool:
+    """A cheap test before _SARCASM: every alternative of it contains one of these."""
+    return (
+        "*" in lower
+        or "oh" in lower
+        or "absolute" in lower
+        or "yeah" in lower
+        or "\U0001f643" in lower
+        or "\U0001f644" in lower
+        or "\U0001f611" in lower
+        or "\U0001f612" in lower
+    )
+
+
+_WORKPLACE_HINT = re.compile("year|yr|(?:i'm|i\u2019m|i am|im) in ")
+# A cheap test before the standing requests: each of them holds one of these
+_STANDING_HINT = re.compile(
+    r"always|ever|general|from now|forward|default|as a rule|any|each time|keep|stop|when (?:you|u)"
+)
+_STANDING_ANY = re.compile(
+    rf"{_STANDING.pattern}|\b(?:keep|stop) \w|\bwhen (?:you|u)\b"
+)  # on lower-cased text
+_FORMAT_LOWER = re.compile(_FORMAT_WORDS.pattern)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def _emit(state: dict, handle: str, kind: str, content: str, quote: str) -> bool:
+    """Add (or add evidence to) the action for one fact; False when no more actions may be added."""
+    actions: dict[str, dict] = state["actions"]
+    content = content[:1].upper() + content[1:]
+    if kind not in state["allowed"] or not 3 <= len(content) <= MAX_CONTENT:
+        return True
+    if state["sarcastic"] and kind in ("preference", "communication", "writing"):
+        return True
+    if kind in ("communication", "writing"):
+        state["answered"].append(quote)
+    key = content.lower()
+    if key in actions:
+        evidence = actions[key]["evidence"]
+        if len(evidence) < 5 and all(e["message"] != handle for e in evidence):
+            evidence.append({"message": handle, "quote": quote})
+        return True
+    if len(actions) >= MAX_ACTIONS:
+        return False
+    past = content.startswith(("Used to", "Was ", "Worked ", "No longer ", "Taught "))
+    tier = "core" if kind in CORE_KINDS and not past else "contextual"
+    action: dict = {"action": "create", "content": content, "tier": tier, "kind": kind,
+                    "evidence": [{"message": handle, "quote": quote}]}  # fmt: skip
+    target = _match_known(kind, content, state["known"])
+    if target is not None:
+        if target.origin == "manual":
+            return True  # the user's own word wins: never restated, never contradicted
+        action = {
+            "action": "update",
+            "signal": target.handle,
+            **{k: v for k, v in action.items() if k != "action"},
+        }
+        state["known"] = [
+            k for k in state["known"] if k.handle != target.handle
+        ]  # one update per known signal
+    actions[key] = action
+    return True
+
+
 def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] | list[str]) -> list[dict]:
     """The actions for one user's messages, given what is already known about them."""
-    allowed = set(kinds)
     actions: dict[str, dict] = {}  # by lower-cased content: one action per fact, evidence accumulated
+    state: dict = {"actions": actions, "known": list(known), "allowed": set(kinds)}
     for message in messages:
         lower = message.text.lower()
         if any(hint in lower for hint in _INJECTION_HINTS) and _INJECTION.search(message.text):
             continue
+        # a love said with an eye-roll: no taste of the message is taken at its word
+        state["sarcastic"] = _sarcasm_hint(lower) and _SARCASM.search(message.text) is not None
+        answered: list[str] = []  # quotes of communication and writing signals read from clauses
+        state["answered"] = answered
+        workplace = _WORKPLACE_HINT.search(lower) is not None  # a cheap test before _workplace
         previous = ""
         for clause, question in _clauses(message.text):
             before, previous = previous, clause
@@ -2164,39 +2752,38 @@ def extract(messages: list[Message], known: list[Known], kinds: tuple[str, ...] 
                 found = _statement(clause)
             if found is None and clause[:2].lower() in ("as", "be"):  # "As a nurse, I work nights"
                 found = _as_a(clause, message.text)
-            if found is None:  # "I am 19 and just want to see my friends": the first part may stand alone
+            results = [found] if found is not None else []
+            if found is None and (workplace or "here" in clause.lower()):
+                results = _workplace(clause, message.text)
+            if not results:  # "I am 19 and just want to see my friends": the first part may stand alone
                 for head in itertools.islice(_CONJUNCTION.finditer(clause), 3):
                     found = _statement(clause[: head.start()].rstrip())
                     if found is not None:
                         clause = clause[: head.start()].rstrip()
+                        results = [found]
                         break
-                if found is None:
+                if not results:
                     continue
-            kind, content = found
-            content = content[:1].upper() + content[1:]
-            if kind not in allowed or not 3 <= len(content) <= MAX_CONTENT:
-                continue
-            key = content.lower()
-            if key in actions:
-                evidence = actions[key]["evidence"]
-                if len(evidence) < 5 and all(e["message"] != message.handle for e in evidence):
-                    evidence.append({"message": message.handle, "quote": clause})
-                continue
-            if len(actions) >= MAX_ACTIONS:
+            if found is not None and found[0] in ("role", "team"):
+                results += _also(clause, found)
+            if not all(_emit(state, message.handle, kind, content, clause) for kind, content in results):
                 break
-            past = content.startswith(("Used to", "Was ", "Worked ", "No longer ", "Taught "))
-            tier = "core" if kind in CORE_KINDS and not past else "contextual"
-            action: dict = {"action": "create", "content": content, "tier": tier, "kind": kind,
-                            "evidence": [{"message": message.handle, "quote": clause}]}  # fmt: skip
-            target = _match_known(kind, content, known)
-            if target is not None:
-                if target.origin == "manual":
-                    continue  # the user's own word wins: never restated, never contradicted
-                action = {
-                    "action": "update",
-                    "signal": target.handle,
-                    **{k: v for k, v in action.items() if k != "action"},
-                }
-                known = [k for k in known if k.handle != target.handle]  # one update per known signal
-            actions[key] = action
+        # standing requests about answers, read sentence by sentence ("give me checklists not prose, always")
+        if not _STANDING_HINT.search(lower):
+            continue
+        visible = _visible(message.text)
+        for sentence in _SENTENCE.finditer(visible):
+            quote = message.text[sentence.start() : sentence.end()].strip().rstrip(".!? ").strip()
+            if not quote or any(q in quote or quote in q for q in answered):
+                continue
+            low = quote.lower()
+            if (
+                not _STANDING_HINT.search(low)
+                or not _STANDING_ANY.search(low)
+                or not _FORMAT_LOWER.search(low)
+            ):
+                continue
+            found = _standing_request(quote, message.text)
+            if found is not None and not _emit(state, message.handle, *found, quote):
+                break
     return list(actions.values())
