@@ -10,21 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from agent_signals.config import DEFAULT_KINDS
 from agent_signals.evaluate import read_dataset
 from agent_signals.load import parse
 
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "workplace-signals.json"
 NEGATIVE_KINDS = {"task_context", "org_fact", "other_people", "hypothetical", "sarcasm", "quoted", "pasted"}
-POSITIVE_KINDS = {
-    "role",
-    "team",
-    "ownership",
-    "expertise",
-    "communication",
-    "writing",
-    "preference",
-    "personal",
-}
+POSITIVE_KINDS = set(DEFAULT_KINDS)  # the set covers every kind a signal can have
 
 
 @pytest.fixture(scope="module")
