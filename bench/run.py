@@ -222,6 +222,11 @@ def measure_runs(size: dict, reps: int, tell) -> dict:
     return results
 
 
+def suffix(concurrency: int) -> str:
+    """The key suffix of a latency figure: none at the default concurrency, `_c32` at 32."""
+    return "" if concurrency == CONCURRENCIES[0] else f"_c{concurrency}"
+
+
 def measure_latency(size: dict, reps: int, tell) -> dict:
     from bench import scratch
 
@@ -248,9 +253,8 @@ def measure_latency(size: dict, reps: int, tell) -> dict:
             rate = statistics.median(
                 r["summary"]["users"] / r["summary"]["stage_seconds"]["shards"] for r in runs
             )
-            suffix = "" if concurrency == CONCURRENCIES[0] else f"_c{concurrency}"
-            figures[f"latency_efficiency{suffix}"] = rate / ideal
-            figures[f"latency_users_per_s{suffix}"] = rate
+            figures[f"latency_efficiency{suffix(concurrency)}"] = rate / ideal
+            figures[f"latency_users_per_s{suffix(concurrency)}"] = rate
     finally:
         scratch.drop(template)
     return figures
@@ -464,9 +468,12 @@ def main() -> None:
         print(f"{key:<34}{value:>12.3f}  {target_text(key):<26}{verdict(key, value, figures)}")
     print(f"stages of the largest run (s): {figures['stages']}")
     print(
-        f"latency runs (L={LATENCY_MS} ms): {figures['latency_users_per_s']:.1f} users/s at C={CONCURRENCIES[0]} "
-        f"(ideal {CONCURRENCIES[0] / (LATENCY_MS / 1000):.0f}), {figures['latency_users_per_s_c32']:.1f} at "
-        f"C=32 (ideal {32 / (LATENCY_MS / 1000):.0f}); history runs: {figures['history_run_s_1x']:.2f} s at 1x, "
+        f"latency runs (L={LATENCY_MS} ms): "
+        + ", ".join(
+            f"{figures[f'latency_users_per_s{suffix(c)}']:.1f} users/s at C={c} (ideal {c / (LATENCY_MS / 1000):.0f})"
+            for c in CONCURRENCIES
+        )
+        + f"; history runs: {figures['history_run_s_1x']:.2f} s at 1x, "
         f"{figures['history_run_s_10x']:.2f} s at 10x; refresh: full {figures['refresh_full_s']:.2f} s, "
         f"1% touched {figures['refresh_touched_s']:.2f} s; reads over {figures['read_rows']:,} rows of "
         f"{figures['read_row_bytes']:.0f} bytes"

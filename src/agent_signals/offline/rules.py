@@ -1905,9 +1905,14 @@ def _negative(core: str) -> tuple[str, str] | None:
     return None
 
 
+def _core(clause: str) -> str:
+    """The clause without its lead-in ("well, ", "honestly"), curly apostrophes straightened, spaces folded."""
+    return " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+
+
 def _statement(clause: str) -> tuple[str, str] | None:
     """(kind, content) when the clause is a durable statement the speaker makes about themselves."""
-    core = " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+    core = _core(clause)
     if not core:
         return None
     fronted = _FRONTED.match(core)
@@ -2399,8 +2404,8 @@ _NOT_SKILL = frozenset(
      "that", "this", "we", "they", "you", "i", "my", "our", "so", "and", "but", "also", "still", "now", "then",
      "even", "yes", "no", "well", "oh", "lol", "wow", "partners", "neighbors", "neighbours", "roommates",
      "marriage", "age", "life", "school", "college", "university", "uni", "prison", "jail", "a", "the", "in",
-     "sick", "ill", "gone", "away", "open", "closed", "there", "dead", "missing", "waiting", "working", "nothing",
-     "something", "everything", "anything", "high", "grad", "med", "law", "row", "ago", "old", "later", "later",
+     "sick", "ill", "gone", "away", "open", "closed", "dead", "missing", "waiting", "working", "nothing",
+     "something", "everything", "anything", "high", "grad", "med", "law", "row", "ago", "old", "later",
      "before", "after", "more", "less", "each", "every", "all", "some", "many", "few", "several", "mom", "dad",
      "wife", "husband", "kids", "family", "parents", "his", "their", "your"]
 )  # fmt: skip
@@ -2417,7 +2422,7 @@ _NOT_A_TEAM = frozenset(["call", "duty", "leave", "shift", "site", "vacation", "
 
 def _workplace(clause: str, text: str) -> list[tuple[str, str]]:
     """(kind, content) pairs for a clause in a workplace form that does not start with "I"."""
-    core = " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+    core = _core(clause)
     lower = core.lower()
     at = text.find(clause)
     after = at + len(clause) if at >= 0 else -1
@@ -2482,17 +2487,20 @@ def _workplace(clause: str, text: str) -> list[tuple[str, str]]:
     return []
 
 
+_MANAGES_TEAM = re.compile(r"^i (?:\w+ )?manage (?P<obj>the .+ team)\b", re.I)
+
+
 def _also(clause: str, found: tuple[str, str]) -> list[tuple[str, str]]:
     """What else a role or team statement says: the team beside a role, the role of a team's manager."""
     kind, content = found
-    core = " ".join(_LEAD.sub("", clause.replace("\u2019", "'")).split())
+    core = _core(clause)
     if not _I_SUBJECT.match(core) or _YOU.search(core):
         return []
     if kind == "role" and content.startswith("Is "):  # "I'm a backend engineer on the checkout team"
         team = _TEAM_IN.search(core)
         if team:
             return [("team", f"Is on the {_clean(team['team'], 4)} {team['unit'].lower()}")]
-    managed = re.match(r"^i (?:\w+ )?manage (?P<obj>the .+ team)\b", core, re.I)
+    managed = _MANAGES_TEAM.match(core)
     if kind == "team" and managed:  # "I manage the support team": a manager
         return [("role", f"Manages {_clean(managed['obj'], 8)}")]
     return []
