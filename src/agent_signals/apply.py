@@ -52,6 +52,16 @@ def _vector(embedding: tuple[float, ...] | None) -> str | None:
     return vector_text(embedding)
 
 
+def _cited(proposal: Proposal) -> dict[str, list]:
+    """A proposal's evidence as the parallel arrays insert_signal.sql and insert_evidence.sql take."""
+    return {
+        "conversation_ids": [c.message.conversation_id for c in proposal.evidence],
+        "message_ids": [c.message.message_id for c in proposal.evidence],
+        "quotes": [c.quote for c in proposal.evidence],
+        "message_ats": [c.message.created_at for c in proposal.evidence],
+    }
+
+
 class _Writer:
     """The statements of one user's transaction."""
 
@@ -93,22 +103,11 @@ class _Writer:
 
     async def cite(self, signal_id: UUID, proposal: Proposal) -> int:
         """Insert the proposal's evidence; returns how many messages are newly cited."""
-        cur = self.conn.cursor()
-        await cur.executemany(  # pipelined: one round trip for all of them
+        cur = await self.conn.execute(
             query(self.settings, "insert_evidence"),
-            [
-                {
-                    "signal_id": signal_id,
-                    "conversation_id": cite.message.conversation_id,
-                    "message_id": cite.message.message_id,
-                    "quote": cite.quote,
-                    "message_at": cite.message.created_at,
-                    "run_id": self.prov.run_id,
-                }
-                for cite in proposal.evidence
-            ],
+            {"signal_id": signal_id, "run_id": self.prov.run_id, **_cited(proposal)},
         )
-        return cur.rowcount  # the sum over the statements
+        return cur.rowcount
 
     async def reinforce(self, signal_id: UUID, before: dict, proposal: Proposal) -> None:
         if await self.cite(signal_id, proposal) == 0:
@@ -156,10 +155,7 @@ class _Writer:
             "run_id": self.prov.run_id,
             "prompt_version": self.prov.prompt_version,
             "model": self.prov.model,
-            "conversation_ids": [c.message.conversation_id for c in proposal.evidence],
-            "message_ids": [c.message.message_id for c in proposal.evidence],
-            "quotes": [c.quote for c in proposal.evidence],
-            "message_ats": [c.message.created_at for c in proposal.evidence],
+            **_cited(proposal),
         }
         created = await self.one("insert_signal", params)  # with its `create` event and its evidence
         if created is None:
