@@ -1,8 +1,9 @@
 -- Users with user-role messages in flagged conversations inside the run's window: created up to the
 -- cut-off, after `since` when set (backfills), for the listed users when set, and past their
 -- conversation's watermark unless the run ignores watermarks (backfills replay). Reads the source
--- contract only (load_pending_messages.sql applies the same filter to a shard). Each conversation is read from its watermark on (messages_conversation_time_idx): the
--- cost follows the number of conversations and the new messages, not every message ever stored.
+-- contract only (load_pending_messages.sql applies the same filter to a shard). Each conversation is read
+-- from its watermark on (messages_conversation_time_idx): the cost follows the number of conversations and
+-- the new messages, not every message ever stored.
 select c.user_id, count(*) as messages, count(distinct c.conversation_id) as conversations
 from source.conversations c
 left join signals.watermarks w on w.conversation_id = c.conversation_id and not %(ignore_watermarks)s
