@@ -172,6 +172,35 @@ def test_signal_commands_fail_in_one_line(database_url, args, code, message):
 
 
 @pytest.mark.db
+def test_a_signal_is_named_by_its_id_never_by_a_pattern(database_url, conn, settings):
+    """`signals delete --user ghost "____"` once deleted the user's only signal: the id was a LIKE pattern."""
+    from agent_signals import user_paths
+
+    signal_id = str(user_paths.add_signal(conn, settings, "ghost", "Prefers British spelling", "writing"))
+    for ref in ("____", "%", "abcd%", signal_id[:4] + "_", "abc", f"{signal_id[:6]}-"):
+        result = agent_signals("signals", "delete", "--user", "ghost", ref)
+        assert result.returncode == 1, (ref, result.stdout)
+        assert result.stderr.splitlines() == [
+            f"error: {ref!r} is not a signal id or the start of one",
+            "hint: give at least 4 characters of an id (hex digits and dashes) as "
+            "`agent-signals signals list --user ghost --all` prints them",
+        ], ref
+    other = "ffff" if not signal_id.startswith("ffff") else "0000"
+    missing = agent_signals("signals", "delete", "--user", "ghost", other)
+    assert missing.returncode == 1 and f"error: user 'ghost' has no signal '{other}'" in missing.stderr
+    edited = agent_signals("signals", "edit", "--user", "ghost", "____", "Prefers American spelling")
+    assert edited.returncode == 1 and "error: '____' is not a signal id" in edited.stderr
+    assert conn.execute("select content, status from signals.signals").fetchall() == [
+        ("Prefers British spelling", "active")
+    ]
+    upper = agent_signals(
+        "signals", "delete", "--user", "ghost", signal_id[:13].upper()
+    )  # as printed, any case
+    assert upper.returncode == 0, upper.stderr
+    assert conn.execute("select status from signals.signals").fetchone()[0] == "deleted"
+
+
+@pytest.mark.db
 def test_load_from_the_command_line_persists_and_reloading_changes_nothing(database_url, conn, tmp_path):
     good = tmp_path / "good.json"
     good.write_text(

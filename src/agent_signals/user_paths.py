@@ -5,6 +5,7 @@ signals), semantic search, and undo of a reconciliation decision."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 from uuid import UUID
 
@@ -29,15 +30,25 @@ def _user_error(exc: psycopg.Error) -> AgentSignalsError:
     return AgentSignalsError(diag.message_primary or str(exc), hint=diag.message_hint)
 
 
+ID_FORM = "00000000-0000-0000-0000-000000000000"  # the text form of a signal id: hex digits and dashes
+ID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+MIN_PREFIX = 4
+
+
 def resolve_signal(conn: psycopg.Connection, settings: Settings, user_id: str, ref: str) -> UUID:
-    """A signal id, or a unique prefix of one (at least 4 characters), of this user."""
+    """A signal id, or a unique prefix of one (at least 4 characters), of this user. Matched exactly: a
+    reference that is not the start of an id's text form (hex digits, dashes where the id has them) is
+    refused before any query."""
     ref = ref.strip().lower()
-    rows = conn.execute(query(settings, "resolve_signal_id"), {"user_id": user_id, "prefix": ref}).fetchall()
-    if len(ref) < 4 or not rows:
+    listed = f"`agent-signals signals list --user {user_id} --all`"
+    if len(ref) < MIN_PREFIX or not ID_TEXT.fullmatch(ref + ID_FORM[len(ref) :]):
         raise SignalNotFound(
-            f"user {user_id!r} has no signal {ref!r}",
-            hint=f"see the ids with `agent-signals signals list --user {user_id} --all`",
+            f"{ref!r} is not a signal id or the start of one",
+            hint=f"give at least {MIN_PREFIX} characters of an id (hex digits and dashes) as {listed} prints them",
         )
+    rows = conn.execute(query(settings, "resolve_signal_id"), {"user_id": user_id, "prefix": ref}).fetchall()
+    if not rows:
+        raise SignalNotFound(f"user {user_id!r} has no signal {ref!r}", hint=f"see the ids with {listed}")
     if len(rows) > 1:
         raise SignalNotFound(f"{ref!r} names several signals of {user_id!r}", hint="give more of the id")
     return rows[0][0]
