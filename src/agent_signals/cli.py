@@ -476,7 +476,14 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
         if not conn.execute(query(settings, "user_exists"), {"user_id": user}).fetchone()[0]:
             raise UnknownUser(f"no conversations or signals for user {user!r}", hint="check the user id")
         if not yes:
-            click.confirm(f"Forget everything derived about {user}?", abort=True)
+            try:
+                confirmed = click.confirm(f"Forget everything derived about {user}?", default=False)
+            except click.exceptions.Abort:  # no input (EOF) or Ctrl-C: a no
+                click.echo()  # end the prompt's line
+                confirmed = False
+            if not confirmed:
+                click.echo(f"nothing was done: user {user} was not forgotten", err=True)
+                raise click.exceptions.Abort  # exit 130
         removed = user_paths.forget_user(conn, settings, user)
     click.echo(
         f"forgot {user}: {removed} signal(s) and everything derived from them; ops.forgotten records it"
