@@ -160,6 +160,48 @@ def test_replay_prints_the_difference_and_writes_nothing(settings, conn, databas
     assert conn.execute(SNAPSHOT).fetchone() == before  # nothing written, not even a ledger row
 
 
+EVERY_TABLE = """select table_schema || '.' || table_name from information_schema.tables
+                  where table_schema in ('signals', 'ops') and table_type = 'BASE TABLE' order by 1"""
+
+
+def row_counts(conn) -> dict[str, int]:
+    tables = [name for (name,) in conn.execute(EVERY_TABLE).fetchall()]
+    return {name: conn.execute(f"select count(*) from {name}").fetchone()[0] for name in tables}
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, database_url, monkeypatch):
+    """A signal the user deleted is not listed as an addition although the candidate prompt states it again
+    (a run skips it as a tombstone), and a signal the user edited into their own is not dropped."""
+    from agent_signals import user_paths
+    from agent_signals.replay import replay
+    from agent_signals.source import Window
+    from flows.extract import extract_signals
+
+    load_conversations(
+        conn, settings,
+        conversation("r1", "cy", [("user", "I'm a data engineer."), ("user", "I own the billing service.")]),
+        conversation("r2", "di", [("user", "I prefer short answers with bullet points.")]),
+    )  # fmt: skip
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    asyncio.run(extract_signals(kind="manual"))
+    ids = dict(conn.execute("select content, signal_id from signals.signals").fetchall())
+    user_paths.delete_signal(conn, settings, "cy", ids["Owns the billing service"])
+    user_paths.edit_signal(conn, settings, "di", ids["Prefers short answers with bullet points"],
+                           "Prefers short answers, never bullet points", None)  # fmt: skip
+    before, signals_before = row_counts(conn), conn.execute(SNAPSHOT).fetchone()
+
+    window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
+    diff, usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
+    assert usage["users"] == 2 and usage["failures"] == 0
+    assert (diff.add, diff.drop, diff.change, diff.retier, diff.unchanged) == ([], [], [], [], 1)
+    # cy's role applied afresh; the deleted ownership stated again and skipped as a run skips it
+    assert usage["actions"] == {"created": 1, "skipped_tombstone": 1}
+    assert row_counts(conn) == before and conn.execute(SNAPSHOT).fetchone() == signals_before
+
+
 @pytest.mark.db
 def test_replay_of_a_prompt_that_does_not_exist_says_which_do(settings):
     from agent_signals.prompts import prompt_set

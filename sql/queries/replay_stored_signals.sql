@@ -1,11 +1,24 @@
--- The active inferred signals of some users that cite a flagged message of the window (what a candidate
--- prompt replayed over the window is compared with), each with all the messages it cites.
-select s.signal_id::text, s.user_id, s.content, s.kind, s.tier,
-       array_agg(e.conversation_id order by e.conversation_id, e.message_id),
-       array_agg(e.message_id order by e.conversation_id, e.message_id)
-from signals.signals s
-join signals.evidence e using (signal_id)
-where s.user_id = any(%(user_ids)s) and s.origin = 'inferred' and s.status = 'active'
-group by s.signal_id, s.user_id, s.content, s.kind, s.tier
-having bool_or(e.message_at <= %(until)s and (%(since)s::timestamptz is null or e.message_at >= %(since)s))
-order by s.user_id, s.content
+-- A user's active inferred signals that cite a message of the window, each with all the messages it cites:
+-- what a replay compares, read before the candidate's proposals are applied and again after. With
+-- %(set_aside)s (the read before) they are also set aside, as status 'merged', which no rule of apply
+-- matches (find_restated.sql, the unique active text, the core cap all pass over merged signals), so the
+-- candidate's proposals are applied as if the window had never been extracted while the user's tombstones
+-- and own signals stay in force. Only ever inside a replay's transaction, which is always rolled back
+-- (pipeline._rehearsed).
+with compared as (
+    select s.signal_id, s.user_id, s.content, s.kind, s.tier,
+           array_agg(e.conversation_id order by e.conversation_id, e.message_id) as conversation_ids,
+           array_agg(e.message_id order by e.conversation_id, e.message_id) as message_ids
+    from signals.signals s
+    join signals.evidence e using (signal_id)
+    where s.user_id = %(user_id)s and s.origin = 'inferred' and s.status = 'active'
+    group by s.signal_id
+    having bool_or(e.message_at <= %(until)s and (%(since)s::timestamptz is null or e.message_at >= %(since)s))
+), set_aside as (
+    update signals.signals s set status = 'merged'
+    from compared c
+    where %(set_aside)s and s.signal_id = c.signal_id
+)
+select signal_id::text, user_id, content, kind, tier, conversation_ids, message_ids
+from compared
+order by content

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import ParamSpec, TypeVar
+from typing import ParamSpec, Protocol, TypeVar
 from uuid import UUID, uuid4
 
 import psycopg
@@ -53,6 +53,7 @@ class RunContext:
     status: str = "running"
     progress: Callable[[int, int], None] | None = None  # (users, messages) done, for progress bars
     already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
+    rehearsal: Rehearsal | None = None  # a replay's (dry run only): see Rehearsal
 
     @property
     def until(self) -> datetime:
@@ -104,6 +105,17 @@ class RunContext:
             "slowest_users": [[user, round(seconds, 3)] for seconds, user in sorted(s.slowest, reverse=True)],
             "stage_seconds": {name: round(seconds, 3) for name, seconds in s.stage_seconds.items()},
         }
+
+
+class Rehearsal(Protocol):
+    """What a replay (replay.py) changes in a dry run's stages: what the model is shown, and what happens
+    around each user's apply, inside one transaction that is always rolled back (_rehearsed)."""
+
+    def shown(self, batch: UserBatch) -> UserBatch: ...
+
+    async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None: ...
+
+    async def after_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None: ...
 
 
 @contextmanager
@@ -446,6 +458,8 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     with timed(ctx, "process.load"):
         async with ctx.pool.connection() as conn:
             batches = await load_batches(conn, ctx.settings, user_ids, ctx.window)
+    if ctx.rehearsal is not None:
+        batches = [ctx.rehearsal.shown(batch) for batch in batches]
     slots = asyncio.Semaphore(ctx.settings.concurrency)  # this shard's writes (its pool's connections)
     started: dict[str, float] = {}
     with timed(ctx, "process.extract"):
@@ -595,7 +609,7 @@ async def apply_safely(
     """Never raises: one transaction for the user; a failure leaves nothing of it and is recorded."""
     async with slots:
         try:
-            async with ctx.pool.connection() as conn:
+            async with ctx.pool.connection() as conn, _rehearsed(ctx, conn, batch.user_id):
                 counts = await apply_user(
                     conn,
                     ctx.settings,
@@ -607,12 +621,27 @@ async def apply_safely(
                     summary=extracted.summary,
                     decide=reconciler(ctx),
                     at=ctx.until,
-                    dry_run=ctx.dry_run,
+                    dry_run=ctx.dry_run and ctx.rehearsal is None,  # a rehearsal rolls back after reading
                 )
             ctx.stats.actions.update(counts)
         except Exception as exc:  # a database error while applying, or a bug: this user only
             log.exception("user %s failed at apply", batch.user_id)
             await _fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc))
+
+
+@asynccontextmanager
+async def _rehearsed(ctx: RunContext, conn: psycopg.AsyncConnection, user_id: str) -> AsyncIterator[None]:
+    """A replay's apply of one user: in one transaction that is always rolled back, the rehearsal prepares
+    the user's signals, apply writes (its own transaction is a savepoint of this one) and the rehearsal
+    reads what apply wrote. Only a dry run rehearses (it writes no ledger row and no failure)."""
+    if ctx.rehearsal is None:
+        yield
+        return
+    assert ctx.dry_run, "only a dry run rehearses"
+    async with conn.transaction(force_rollback=True):
+        await ctx.rehearsal.before_apply(conn, user_id)
+        yield
+        await ctx.rehearsal.after_apply(conn, user_id)
 
 
 async def _fail(
