@@ -4,6 +4,7 @@ under the deployment's concurrency limit, and SIGTERM or SIGINT stops every proc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,6 +25,8 @@ CLI = [sys.executable, "-m", "agent_signals"]
 PREFECT = [sys.executable, "-m", "prefect"]
 EVERY_MINUTE = "* * * * *"
 NEVER_DURING_A_TEST = "0 0 1 1 *"
+SUCCEEDED = ("scheduled", "succeeded")
+BANNER = re.compile(r"Prefect API (http://127\.0\.0\.1:\d+/api) \(started by serve")
 
 
 @pytest.fixture
@@ -51,7 +54,7 @@ def serve(database_url, tmp_path):
             )  # fmt: skip
         started.append(proc)
         wait_for(lambda: "Your deployments are being served" in log.read_text(), proc, log, 180)
-        api_url = re.search(r"Prefect API (http://127\.0\.0\.1:\d+/api) \(started by serve", log.read_text())[1]
+        api_url = BANNER.search(log.read_text())[1]
         return proc, api_url, {**env, "PREFECT_API_URL": api_url}
 
     yield start
@@ -68,28 +71,45 @@ def test_a_manual_deployment_run_completes_and_sigint_stops_everything(serve, da
         [*PREFECT, "deployment", "run", "extract-signals/scheduled", "--watch", "--watch-timeout", "150"],
         env=env, cwd=ROOT, capture_output=True, text=True, timeout=180,
     )  # fmt: skip
-    assert manual.returncode == 0 and "Completed" in manual.stdout, manual.stdout[-2000:] + manual.stderr[-2000:]
+    assert manual.returncode == 0 and "Completed" in manual.stdout, (
+        manual.stdout[-2000:] + manual.stderr[-900:]
+    )
     flow_run_id = re.search(r"UUID: ([0-9a-f-]{36})", manual.stdout)[1]
     with psycopg.connect(database_url, autocommit=True) as conn:
         row = conn.execute("select kind, status, users from ops.runs where flow_run_id = %s", (flow_run_id,))
         assert row.fetchall() == [("scheduled", "succeeded", 5)]
-    stops_with_everything_it_started(proc, signal.SIGINT, tmp_path / "serve.log")
+    stops_with_everything_it_started(proc, signal.SIGINT, tmp_path)
 
 
-def test_the_schedule_creates_a_run_that_completes_and_sigterm_stops_everything(serve, database_url, tmp_path):
+def test_the_schedule_makes_a_run_that_completes_and_sigterm_stops_everything(serve, database_url, tmp_path):
     proc, api_url, _env = serve(EVERY_MINUTE)
     log = tmp_path / "serve.log"
 
     def scheduled_run_succeeded() -> bool:
         with psycopg.connect(database_url, autocommit=True) as conn:
-            rows = conn.execute("select flow_run_id from ops.runs where kind = 'scheduled' and status = 'succeeded'")
+            rows = conn.execute("select flow_run_id from ops.runs where kind = %s and status = %s", SUCCEEDED)
             return any(flow_run(api_url, row[0])["auto_scheduled"] for row in rows)
 
     wait_for(scheduled_run_succeeded, proc, log, 150)
-    stops_with_everything_it_started(proc, signal.SIGTERM, log)
+    stops_with_everything_it_started(proc, signal.SIGTERM, tmp_path)
 
 
-def stops_with_everything_it_started(proc: subprocess.Popen, sig: signal.Signals, log: Path) -> None:
+def test_a_server_that_does_not_come_up_in_time_is_one_error_line_and_leaves_nothing(tmp_path):
+    home = tmp_path / "prefect-home"
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env |= {"PREFECT_HOME": str(home), "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "1"}
+    done = subprocess.run([*CLI, "serve"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    error, hint = done.stderr.strip().splitlines()
+    assert re.fullmatch(
+        r"error: the local Prefect server did not answer http://127\.0\.0\.1:\d+/api/health within 1s", error
+    )
+    assert hint.startswith(f"hint: see {home / 'server.log'}; ")
+    assert not processes_with(home), "the server outlived serve"
+
+
+def stops_with_everything_it_started(proc: subprocess.Popen, sig: signal.Signals, tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
     tree = descendants(proc.pid)
     assert tree, "serve runs its Prefect server as a child"
     proc.send_signal(sig)
@@ -98,6 +118,7 @@ def stops_with_everything_it_started(proc: subprocess.Popen, sig: signal.Signals
     while (left := [pid for pid in tree if alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not left, f"left running after {sig.name}: " + " | ".join(cmdline(pid) for pid in left)
+    assert not processes_with(tmp_path / "prefect-home"), "a process serve started escaped its tree"
 
 
 def wait_for(condition, proc: subprocess.Popen, log: Path, seconds: float) -> None:
@@ -129,6 +150,19 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def processes_with(prefect_home: Path) -> list[str]:
+    """Live processes whose environment has this PREFECT_HOME: whatever serve started, even re-parented."""
+    marker = f"PREFECT_HOME={prefect_home}".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker in environ.read_bytes().split(b"\0") and alive(int(environ.parent.name)):
+                found.append(cmdline(int(environ.parent.name)))
+        except OSError:
+            continue
+    return found
+
+
 def alive(pid: int) -> bool:
     """Running, and not a zombie waiting for its parent."""
     try:
@@ -138,10 +172,8 @@ def alive(pid: int) -> bool:
 
 
 def kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def cmdline(pid: int) -> str:

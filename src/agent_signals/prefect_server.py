@@ -56,12 +56,13 @@ def prefect_api() -> Iterator[tuple[str, Path | None]]:
         yield configured, None
         return
     log = Path(get_current_settings().home) / "server.log"
+    startup_timeout_s = get_current_settings().server.ephemeral.startup_timeout_seconds
     previous_sigterm = signal.signal(signal.SIGTERM, _exit)  # until Prefect's runner installs its own
     server = None
     try:
         server, api_url = _start(log)
         atexit.register(_stop, server)
-        _wait_until_healthy(server, api_url, log, get_current_settings().server.ephemeral.startup_timeout_seconds)
+        _wait_until_healthy(server, api_url, log, startup_timeout_s)
         with environment({"PREFECT_API_URL": api_url}), temporary_settings({PREFECT_API_URL: api_url}):
             yield api_url, log
     finally:
