@@ -18,8 +18,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-pytestmark = [pytest.mark.db, pytest.mark.flow]
-
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "agent_signals"]
 PREFECT = [sys.executable, "-m", "prefect"]
@@ -65,6 +63,8 @@ def serve(database_url, tmp_path):
             proc.wait()
 
 
+@pytest.mark.db
+@pytest.mark.flow
 def test_a_manual_deployment_run_completes_and_sigint_stops_everything(serve, database_url, tmp_path):
     proc, _api_url, env = serve(NEVER_DURING_A_TEST)
     manual = subprocess.run(
@@ -81,6 +81,8 @@ def test_a_manual_deployment_run_completes_and_sigint_stops_everything(serve, da
     stops_with_everything_it_started(proc, signal.SIGINT, tmp_path)
 
 
+@pytest.mark.db
+@pytest.mark.flow
 def test_the_schedule_makes_a_run_that_completes_and_sigterm_stops_everything(serve, database_url, tmp_path):
     proc, api_url, _env = serve(EVERY_MINUTE)
     log = tmp_path / "serve.log"
@@ -90,10 +92,12 @@ def test_the_schedule_makes_a_run_that_completes_and_sigterm_stops_everything(se
             rows = conn.execute("select flow_run_id from ops.runs where kind = %s and status = %s", SUCCEEDED)
             return any(flow_run(api_url, row[0])["auto_scheduled"] for row in rows)
 
-    wait_for(scheduled_run_succeeded, proc, log, 150)
+    wait_for(scheduled_run_succeeded, proc, log, 240)  # the next minute, then the run (slow on a busy CI)
     stops_with_everything_it_started(proc, signal.SIGTERM, tmp_path)
 
 
+@pytest.mark.db
+@pytest.mark.flow
 def test_a_server_that_does_not_come_up_in_time_is_one_error_line_and_leaves_nothing(tmp_path):
     home = tmp_path / "prefect-home"
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
@@ -106,6 +110,18 @@ def test_a_server_that_does_not_come_up_in_time_is_one_error_line_and_leaves_not
     )
     assert hint.startswith(f"hint: see {home / 'server.log'}; ")
     assert not processes_with(home), "the server outlived serve"
+
+
+@pytest.mark.unit
+def test_a_configured_prefect_api_is_used_and_nothing_is_started():
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from agent_signals.prefect_server import prefect_api
+
+    before = descendants(os.getpid())
+    with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:9/api"}), prefect_api() as (api_url, log):
+        assert (api_url, log) == ("http://127.0.0.1:9/api", None)
+        assert descendants(os.getpid()) == before
 
 
 def stops_with_everything_it_started(proc: subprocess.Popen, sig: signal.Signals, tmp_path: Path) -> None:
