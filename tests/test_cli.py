@@ -7,7 +7,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import click
@@ -243,52 +242,3 @@ def test_backfill_from_the_command_line(database_url, conn, settings):
     assert bad.returncode == 1 and "error: slice 'soon' is not a duration" in bad.stderr
     backwards = agent_signals("backfill", "--since", until, "--until", since)
     assert backwards.returncode == 1 and "the window is empty" in backwards.stderr
-
-
-@pytest.mark.db
-@pytest.mark.flow
-def test_serve_serves_both_deployments(database_url, tmp_path):
-    """It serves both deployments, and SIGTERM (a service manager stopping it) stops it with everything it
-    started: the temporary Prefect server must not outlive it."""
-    log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen([*CLI, "serve"], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    children: list[int] = []
-    try:
-        deadline = time.monotonic() + 120
-        while not all(
-            s in log.read_text() for s in ("scheduled", "backfill", "Your deployments are being served")
-        ):
-            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
-            time.sleep(0.2)
-        children = _children(proc.pid)
-        assert children, "serve starts a temporary Prefect server"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-    assert "serving scheduled, backfill" in log.read_text()
-    deadline = time.monotonic() + 15
-    while (
-        left := [pid for pid in children if Path(f"/proc/{pid}").exists()]
-    ) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not left, "serve's children outlived it: " + " | ".join(_cmdline(pid) for pid in left)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
-    except OSError:
-        return str(pid)

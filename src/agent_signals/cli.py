@@ -345,14 +345,20 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
 @cli.command("serve")
 @click.pass_context
 def serve_cmd(ctx: click.Context) -> None:
-    """Serve the scheduled and backfill deployments of deploy/prefect.yaml in this process."""
+    """Serve the scheduled and backfill deployments of deploy/prefect.yaml in this process.
+
+    With no PREFECT_API_URL, a local Prefect server (with its scheduler) runs as a child until serve stops."""
     from prefect import serve
 
+    from agent_signals.prefect_server import prefect_api
     from flows.deployments import build
 
     deployments = build(_settings(ctx))
-    click.echo(f"serving {', '.join(d.name for d in deployments)} (Ctrl+C to stop)")
-    serve(*deployments)
+    with prefect_api() as (api_url, server_log):
+        started = f" (started by serve, log {server_log})" if server_log else ""
+        click.echo(f"Prefect API {api_url}{started}")
+        click.echo(f"serving {', '.join(d.name for d in deployments)} (Ctrl+C to stop)")
+        serve(*deployments)
 
 
 def _print_summary(summary: dict, seconds: float) -> None:
