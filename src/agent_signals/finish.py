@@ -68,8 +68,10 @@ async def decay(ctx: RunContext) -> int:
 
 @stage("summarize")
 async def summarize(ctx: RunContext) -> list[str]:
-    """Rebuild the summaries of changed users (bounded concurrency). Returns users whose rebuild failed:
-    they stay marked for the next run."""
+    """Rebuild the summaries that no longer describe their user's signals (bounded concurrency): the dirty
+    users' and any other stale one, whoever consumed the dirty marks. The users whose summary changed are
+    marked for this run's view refresh. Returns users whose rebuild failed: they stay marked for the next
+    run."""
     if not ctx.settings.summaries:
         return []
     async with ctx.pool.connection() as conn:
@@ -96,6 +98,10 @@ async def summarize(ctx: RunContext) -> list[str]:
                 failed.append(candidate.user_id)
 
     await asyncio.gather(*(one(c) for c in todo))
+    changed = sorted({c.user_id for c in todo} - set(dirty) - set(failed))
+    if changed:  # a summary is part of the views: refresh these users too
+        async with ctx.pool.connection() as conn:
+            await conn.execute(query(ctx.settings, "mark_dirty"), {"user_ids": changed})
     return failed
 
 
