@@ -1,7 +1,9 @@
 -- The user-role messages of a shard of users inside the run's window (same filter as scan_pending_users).
 -- Each conversation of the shard is read from its watermark on, through messages_conversation_time_idx, so
--- the cost follows the new messages, not the history.
-select c.user_id, m.conversation_id, m.message_id, m.content, m.created_at
+-- the cost follows the new messages, not the history. `stale`: so old that a contextual fact stated in it
+-- alone is archived at once (signals.retention of one mention at the run's time, under the threshold).
+select c.user_id, m.conversation_id, m.message_id, m.content, m.created_at,
+       signals.retention(m.created_at, 1, %(at)s, %(base_days)s, %(boost)s) < %(threshold)s as stale
 from source.conversations c
 left join signals.watermarks w on w.conversation_id = c.conversation_id and not %(ignore_watermarks)s
 cross join lateral (

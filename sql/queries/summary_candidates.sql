@@ -1,10 +1,7 @@
--- Users whose summary does not describe their current active signals: the given (dirty) users and every
--- other user whose stored fingerprint differs from their signals' (or who has signals and no summary, or a
--- summary and no signals), whoever consumed the dirty marks (a `views refresh`, an operator). One
--- statement; signals.fingerprint stays the one definition of a fingerprint.
+-- Users whose summary does not describe their current active signals (or who have signals and no
+-- summary, or a summary and no signals), whoever consumed the dirty marks (a `views refresh`, an
+-- operator), the dirty users among them. One statement; signals.fingerprint stays the one definition.
 with users as (
-    select unnest(%(user_ids)s::text[]) as user_id
-    union
     select user_id from signals.signals where status = 'active'
     union
     select user_id from signals.summaries
