@@ -177,3 +177,122 @@ def test_a_failed_summary_is_a_warning_in_the_ledger_and_retried(conn, settings,
     scripted.script_summaries = False
     run()  # nothing new to extract; the summary is retried
     assert conn.execute("select count(*) from signals.summaries where user_id = 'fa'").fetchone()[0] == 1
+
+
+def _pilot_who_sails(conn, settings, scripted, user: str) -> None:
+    """A user with a core and a contextual signal, a summary naming both and built views."""
+    scripted.script = extraction(lambda _text: [
+        create("Works as a pilot", "m1", "I'm a pilot"),
+        create("Likes sailing", "m2", "I like sailing", kind="preference", tier="contextual"),
+    ])  # fmt: skip
+    load_conversations(
+        conn, settings,
+        conversation(f"{user}-1", user, [("user", "I'm a pilot"), ("user", "I like sailing")]),
+    )  # fmt: skip
+    assert run()["status"] == "succeeded"
+    summary = conn.execute("select summary from signals.summaries where user_id = %s", [user]).fetchone()[0]
+    assert "works as a pilot" in summary and "likes sailing" in summary
+
+
+def _signal_id(conn, user: str, content: str) -> str:
+    return str(conn.execute(
+        "select signal_id from signals.signals where user_id = %s and content = %s", [user, content]
+    ).fetchone()[0])  # fmt: skip
+
+
+def test_a_summary_is_rebuilt_when_a_refresh_by_hand_consumed_the_dirty_mark(conn, settings, scripted):
+    from click.testing import CliRunner
+
+    from agent_signals.cli import cli
+
+    _pilot_who_sails(conn, settings, scripted, "gil")
+    # an application's settings page deletes through the SQL function; an operator then rebuilds the views
+    conn.execute("select signals.delete_signal('gil', %s)", [_signal_id(conn, "gil", "Likes sailing")])
+    refreshed = CliRunner().invoke(cli, ["views", "refresh"])
+    assert refreshed.exit_code == 0, refreshed.output
+    assert conn.execute("select count(*) from signals.dirty_users where user_id = 'gil'").fetchone()[0] == 0
+    scripted.calls.clear()
+    summary = run()
+    assert [c for c in scripted.calls if is_summarize_prompt(c)] and summary["actions"]["summarized"] == 1
+    rebuilt, view = conn.execute(
+        "select m.summary, c.summary from signals.summaries m join context.user_context c using (user_id) "
+        "where user_id = 'gil'"
+    ).fetchone()
+    assert "works as a pilot" in rebuilt and "sailing" not in rebuilt and view == rebuilt
+    scripted.calls.clear()
+    run()  # the summary matches the signals again: no call
+    assert not scripted.calls
+
+
+def test_a_deleted_or_edited_signal_leaves_the_context_view_when_the_command_returns(
+    conn, settings, scripted
+):
+    from tests.test_cli import agent_signals
+
+    _pilot_who_sails(conn, settings, scripted, "hal")
+
+    def context() -> tuple[str, str | None]:
+        return conn.execute(
+            "select context_markdown, summary from context.user_context where user_id = 'hal'"
+        ).fetchone()
+
+    assert "Likes sailing" in context()[0]
+    deleted = agent_signals(
+        "signals", "delete", "--user", "hal", _signal_id(conn, "hal", "Likes sailing")[:8]
+    )
+    assert deleted.returncode == 0, deleted.stderr
+    markdown, summary = context()
+    assert "sailing" not in markdown.lower() and "sailing" not in (summary or "").lower()
+    assert "Works as a pilot" in markdown
+
+    edited = agent_signals(
+        "signals", "edit", "--user", "hal", _signal_id(conn, "hal", "Works as a pilot")[:8],
+        "Works as a flight instructor",
+    )  # fmt: skip
+    assert edited.returncode == 0, edited.stderr
+    markdown, summary = context()
+    assert "pilot" not in markdown.lower() and "pilot" not in (summary or "").lower()
+    assert "### Confirmed by the user\n- Works as a flight instructor" in markdown
+
+    # the user stays marked: the next run writes the summary of what is left, and only that
+    assert conn.execute("select count(*) from signals.dirty_users where user_id = 'hal'").fetchone()[0] == 1
+    scripted.calls.clear()
+    run()
+    assert len([c for c in scripted.calls if is_summarize_prompt(c)]) == 1
+    markdown, summary = context()
+    assert "flight instructor" in summary and "pilot" not in summary and "sailing" not in summary
+
+
+def test_a_run_over_old_history_needs_no_summary_call(conn, settings, scripted):
+    """Contextual facts from old messages are archived as they are written (the decay formula at the run's
+    time), and the extraction call's summary leaves them out: no summarize call, nothing for decay to do."""
+    old = datetime.now(UTC) - timedelta(days=400)
+    recent = datetime.now(UTC) - timedelta(days=2)
+    load_conversations(
+        conn, settings,
+        conversation("ol-1", "ola", [("user", "I'm a nurse at the city hospital."),
+                                     ("user", "I love sailing on weekends.")], start=old),
+        conversation("ol-2", "ola", [("user", "I have two dogs.")], start=recent),
+        conversation("pe-1", "per", [("user", "I prefer short answers."),
+                                     ("user", "My favorite food is sushi.")], start=old),
+        conversation("qu-1", "qui", [("user", "I love sailing on weekends.")], start=old),
+    )  # fmt: skip
+    summary = run()
+    assert summary["llm_calls_by_purpose"] == {"extract": 3}  # one call per user, no summarize call
+    assert summary["actions"]["archived"] == 3
+    statuses = dict(conn.execute(
+        "select content, status from signals.signals where user_id in ('ola', 'per', 'qui')"
+    ).fetchall())  # fmt: skip
+    assert statuses == {  # ola's and qui's sailing are one text
+        "Is a nurse": "active", "Loves sailing on weekends": "archived", "Has two dogs": "active",
+        "Prefers short answers": "active", "Favourite food is sushi": "archived",
+    }  # fmt: skip
+    texts = dict(conn.execute("select user_id, summary from context.user_context").fetchall())
+    assert "sailing" not in texts["ola"] and "is a nurse" in texts["ola"] and "has two dogs" in texts["ola"]
+    assert "sushi" not in texts["per"] and "prefers short answers" in texts["per"]
+    assert "qui" not in texts  # nothing of hers is active: no summary, no row
+    assert conn.execute(
+        "select count(*) from signals.summaries where user_id = 'qui'").fetchone()[0] == 0  # fmt: skip
+    scripted.calls.clear()
+    again = run()
+    assert not scripted.calls and again["actions"].get("archived", 0) == 0

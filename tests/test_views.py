@@ -365,7 +365,7 @@ def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_pat
     assert {"user_context_counts_match_user_signals", "user_signals_keep_every_manual_signal"} <= {
         t.name for t in plan.tests
     }
-    assert all("agent_signals.refresh_run_id" in m.sql for m in plan.models)
+    assert all("agent_signals.refresh_users" in m.sql for m in plan.models)
     assert (views.dbt_dir(vs) / "refresh-plans" / f"{plan.key}.json").is_file()
 
     def no_dbt(*_args, **_kwargs):

@@ -3,9 +3,10 @@
   that run; otherwise every user. Models use `touched_users_only`, which also requires an incremental
   run (a first build or a full refresh always covers everyone).
 
-  run_id 'session' compiles the scope against the setting agent_signals.refresh_run_id instead of a
-  literal id: the compiled SQL of that mode is what a pipeline run executes to refresh its touched users
-  (agent_signals.views.refresh_touched) without starting dbt.
+  run_id 'session' compiles the scope against the setting agent_signals.refresh_users (an array of user
+  ids) instead of a literal id: the compiled SQL of that mode is what a pipeline run executes to refresh its
+  touched users, and a user path to refresh one user (agent_signals.views.refresh_touched, refresh_users),
+  without starting dbt.
 -#}
 
 {% macro run_id() -%}
@@ -31,8 +32,7 @@
     {#- `= any(array(subquery))`: the touched users are read once, then every table is probed by its index
         on user_id (an `in (subquery)` is planned as a join that scans the whole table). -#}
     {%- elif run == 'session' -%}
-        {{ column }} = any(array(select t.user_id from {{ source('ops', 'touched_users') }} t
-                                 where t.run_id = current_setting('agent_signals.refresh_run_id')::uuid))
+        {{ column }} = any(current_setting('agent_signals.refresh_users')::text[])
     {%- else -%}
         {{ column }} = any(array(select t.user_id from {{ source('ops', 'touched_users') }} t
                                  where t.run_id = '{{ run }}'::uuid))

@@ -65,11 +65,14 @@ def _cited(proposal: Proposal) -> dict[str, list]:
 class _Writer:
     """The statements of one user's transaction."""
 
-    def __init__(self, conn: psycopg.AsyncConnection, settings: Settings, user_id: str, prov: Provenance):
+    def __init__(
+        self, conn: psycopg.AsyncConnection, settings: Settings, user_id: str, prov: Provenance, at: datetime
+    ):
         self.conn = conn
         self.settings = settings
         self.user_id = user_id
         self.prov = prov
+        self.at = at  # the run's time: decay is decided at it
         self.counts: Counter[str] = Counter()
         self.touched: set[UUID] = set()  # signals created or changed in this transaction
 
@@ -156,6 +159,7 @@ class _Writer:
             "prompt_version": self.prov.prompt_version,
             "model": self.prov.model,
             **_cited(proposal),
+            **self.settings.decay_params(self.at),
         }
         created = await self.one("insert_signal", params)  # with its `create` event and its evidence
         if created is None:
@@ -166,6 +170,8 @@ class _Writer:
         signal_id = params["signal_id"]
         self.touched.add(signal_id)
         self.counts["created"] += 1
+        if created["status"] == "archived":  # too old to stay: decay would archive it at once
+            self.counts["archived"] += 1
 
     async def _restated(self, existing: dict, proposal: Proposal) -> None:
         if existing["origin"] == "manual":
@@ -237,13 +243,30 @@ async def apply_user(
     """One transaction: the proposals, their events, the write-time cap (reconciliation only when a write
     crossed it), the user's watermarks past every message read. A dry run does all of it, counts what
     changed, and rolls back."""
+    at = at or datetime.now(UTC)
     async with conn.transaction(force_rollback=dry_run):
-        writer = _Writer(conn, settings, user_id, prov)
+        writer = _Writer(conn, settings, user_id, prov, at)
         await writer.one("lock_user", {"user_id": user_id})
         for proposal in proposals:
             await (writer.create(proposal) if proposal.action == "create" else writer.update(proposal))
         if writer.touched:
-            await enforce_cap(writer, decide, at or datetime.now(UTC))
+            await enforce_cap(writer, decide, at)
+        if summary and writer.touched and not any(writer.counts.get(k) for k in SUMMARY_SPOILERS):
+            # the extraction call wrote the summary of exactly this set: no separate summary call (none when
+            # nothing stays active)
+            cur = await conn.execute(
+                query(settings, "upsert_summary"),
+                {
+                    "user_id": user_id,
+                    "summary": " ".join(summary.split()),
+                    "fingerprint": None,
+                    "signal_count": None,
+                    "model": prov.model,
+                    "prompt_version": prov.prompt_version,
+                    "run_id": prov.run_id,
+                },
+            )
+            writer.counts["summarized_inline"] += cur.rowcount
         # what is left needs no answer: sent in one round trip (psycopg's pipeline mode)
         async with conn.pipeline():
             cur = conn.cursor()
@@ -270,21 +293,6 @@ async def apply_user(
                     },
                 )
                 writer.counts["quarantined"] += 1
-            if summary and writer.touched and not any(writer.counts.get(k) for k in SUMMARY_SPOILERS):
-                # the extraction call wrote the summary of exactly this set: no separate summary call
-                await cur.execute(
-                    query(settings, "upsert_summary"),
-                    {
-                        "user_id": user_id,
-                        "summary": " ".join(summary.split()),
-                        "fingerprint": None,
-                        "signal_count": None,
-                        "model": prov.model,
-                        "prompt_version": prov.prompt_version,
-                        "run_id": prov.run_id,
-                    },
-                )
-                writer.counts["summarized_inline"] += 1
             last = last_read(read)
             if last:
                 await cur.executemany(

@@ -427,6 +427,7 @@ def signals_add(ctx: click.Context, user: str, kind: str, content: str) -> None:
     with database.session(settings) as conn:
         signal_id = user_paths.add_signal(conn, settings, user, content, kind)
     user_paths.embed_user_signals(settings, user)
+    user_paths.refresh_context(settings, user)
     click.echo(f"added {signal_id} for {user}")
 
 
@@ -448,6 +449,7 @@ def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, c
         signal_id = user_paths.resolve_signal(conn, settings, user, signal)
         edited = user_paths.edit_signal(conn, settings, user, signal_id, content, kind)
     user_paths.embed_user_signals(settings, user)
+    user_paths.refresh_context(settings, user)
     click.echo(f"edited {edited} for {user}")
 
 
@@ -464,6 +466,7 @@ def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
     with database.session(settings) as conn:
         signal_id = user_paths.resolve_signal(conn, settings, user, signal)
         user_paths.delete_signal(conn, settings, user, signal_id)
+    user_paths.refresh_context(settings, user)
     click.echo(f"deleted {signal_id} for {user}")
 
 

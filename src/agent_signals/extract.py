@@ -23,6 +23,7 @@ class SourceMessage:
     message_id: str
     content: str
     created_at: datetime
+    stale: bool = False  # so old that a contextual fact from it alone is archived at once (decay)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     for chunk in chunk_messages([m for m in batch.messages if not is_pipeline_output(m)], budget):
         handles = {f"m{i}": m for i, m in enumerate(chunk, start=1)}
         prompt = render_extract(
-            settings, [PromptMessage(h, m.content) for h, m in handles.items()], shown, today
+            settings, [PromptMessage(h, m.content, m.stale) for h, m in handles.items()], shown, today
         )
         calls.append(Call(prompt=prompt, messages=handles, signals=signals))
     return calls

@@ -51,13 +51,7 @@ async def decay(ctx: RunContext) -> int:
     """Recompute decay scores of all active inferred signals (one statement) and archive contextual ones
     under the threshold. Returns how many were archived."""
     settings = ctx.settings
-    params = {
-        "at": ctx.until,
-        "base_days": settings.decay_base_days,
-        "boost": settings.decay_mention_boost,
-        "threshold": settings.archive_below,
-        "run_id": ctx.run_id,
-    }
+    params = {**settings.decay_params(ctx.until), "run_id": ctx.run_id}
     async with ctx.pool.connection() as conn, conn.transaction():
         archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
         await conn.execute(query(settings, "update_decay"), params)
@@ -68,13 +62,13 @@ async def decay(ctx: RunContext) -> int:
 
 @stage("summarize")
 async def summarize(ctx: RunContext) -> list[str]:
-    """Rebuild the summaries of changed users (bounded concurrency). Returns users whose rebuild failed:
-    they stay marked for the next run."""
+    """Rebuild the summaries that no longer describe their user's signals (bounded concurrency): the dirty
+    users' and any other, whoever consumed the dirty marks. The users whose summary changed are marked for
+    this run's view refresh. Returns users whose rebuild failed: they stay marked for the next run."""
     if not ctx.settings.summaries:
         return []
     async with ctx.pool.connection() as conn:
-        dirty = [row[0] for row in await (await conn.execute(query(ctx.settings, "dirty_users"))).fetchall()]
-        todo = await summaries.candidates(conn, ctx.settings, dirty)
+        todo = await summaries.candidates(conn, ctx.settings)
     slots = asyncio.Semaphore(ctx.settings.concurrency)
     failed: list[str] = []
 
@@ -96,6 +90,10 @@ async def summarize(ctx: RunContext) -> list[str]:
                 failed.append(candidate.user_id)
 
     await asyncio.gather(*(one(c) for c in todo))
+    changed = sorted({c.user_id for c in todo} - set(failed))
+    if changed:  # a summary is part of the views: these users' rows are refreshed too
+        async with ctx.pool.connection() as conn:
+            await conn.execute(query(ctx.settings, "mark_dirty"), {"user_ids": changed})
     return failed
 
 

@@ -101,6 +101,7 @@ def prompt_set(settings: Settings, family: str, version: str = "v1") -> PromptSe
 class PromptMessage:
     handle: str
     text: str
+    old: bool = False  # shown as old="true": a contextual fact from old messages alone is archived at once
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def render_extract(
 
 
 # The inverse of the extract/v1 templates, for the offline model, which reads the same rendered prompt.
-_MESSAGE = re.compile(r'^<m id="(m\d+)">(.*?)</m>$', re.MULTILINE | re.DOTALL)
+_MESSAGE = re.compile(r'^<m id="(m\d+)"( old="true")?>(.*?)</m>$', re.MULTILINE | re.DOTALL)
 _KNOWN = re.compile(r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)\] (.*)$", re.MULTILINE)
 _KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
 
@@ -142,7 +143,7 @@ def parse_extract_prompt(
     message_block = user.split("<messages>", 1)[1] if "<messages>" in user else ""
     kinds_match = _KINDS.search(system)
     kinds = tuple(k.strip() for k in kinds_match[1].split(",")) if kinds_match else ()
-    parsed_messages = [PromptMessage(h, unfence(t)) for h, t in _MESSAGE.findall(message_block)]
+    parsed_messages = [PromptMessage(h, unfence(t), bool(o)) for h, o, t in _MESSAGE.findall(message_block)]
     parsed_known = [PromptSignal(h, unfence(c), t, k, o) for h, t, k, o, c in _KNOWN.findall(known_block)]
     return parsed_messages, parsed_known, kinds
 

@@ -56,10 +56,13 @@ async def load_batches(
     """One batch per user of the shard: their user-role messages in the window and their active signals."""
     batches = {user_id: UserBatch(user_id) for user_id in user_ids}
     cur = conn.cursor(row_factory=dict_row)
-    await cur.execute(query(settings, "load_pending_messages"), {"user_ids": user_ids, **window.params})
+    params = {"user_ids": user_ids, **window.params, **settings.decay_params(window.until)}
+    await cur.execute(query(settings, "load_pending_messages"), params)
     async for row in cur:
         batches[row["user_id"]].messages.append(
-            SourceMessage(row["conversation_id"], row["message_id"], row["content"], row["created_at"])
+            SourceMessage(
+                row["conversation_id"], row["message_id"], row["content"], row["created_at"], row["stale"]
+            )
         )
     await cur.execute(
         query(settings, "load_known_signals"), {"user_ids": user_ids, "limit": KNOWN_SIGNALS_SHOWN}

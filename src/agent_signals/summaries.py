@@ -24,10 +24,10 @@ class Candidate:
     fingerprint: str
 
 
-async def candidates(
-    conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]
-) -> list[Candidate]:
-    cur = await conn.execute(query(settings, "summary_candidates"), {"user_ids": user_ids})
+async def candidates(conn: psycopg.AsyncConnection, settings: Settings) -> list[Candidate]:
+    """Every user whose stored summary no longer matches their active signals (the dirty users among
+    them), whoever consumed the dirty marks."""
+    cur = await conn.execute(query(settings, "summary_candidates"))
     return [Candidate(*row) for row in await cur.fetchall()]
 
 

@@ -1,6 +1,11 @@
 """What a user (or an application's settings page, or an operator) does to signals by hand: add, edit and
 delete (through the SQL functions of sql/migrations/m004_buckets.sql, the only way to touch a user's own
-signals), semantic search, and undo of a reconciliation decision."""
+signals), semantic search, and undo of a reconciliation decision.
+
+A change by hand drops the user's summary in the same transaction (it described the old set: a deleted or
+edited text must not stay in it; the next run writes a new one, the user stays marked dirty for it), and
+`refresh_context` rebuilds the user's rows of the context views, so that the change is in
+context.user_context when the command returns."""
 
 from __future__ import annotations
 
@@ -63,8 +68,19 @@ def _call(conn: psycopg.Connection, settings: Settings, name: str, params: dict[
         raise _user_error(exc) from None
 
 
+def _call_and_drop_summary(
+    conn: psycopg.Connection, settings: Settings, user_id: str, name: str, params: dict[str, Any]
+) -> Any:
+    """A user path, and the drop of the summary it made stale, in one transaction."""
+    with conn.transaction():
+        result = _call(conn, settings, name, params)
+        conn.execute(query(settings, "drop_stale_summary"), {"user_id": user_id})
+    return result
+
+
 def add_signal(conn: psycopg.Connection, settings: Settings, user_id: str, content: str, kind: str) -> UUID:
-    return _call(conn, settings, "add_signal", {"user_id": user_id, "content": content, "kind": kind})
+    params = {"user_id": user_id, "content": content, "kind": kind}
+    return _call_and_drop_summary(conn, settings, user_id, "add_signal", params)
 
 
 def edit_signal(
@@ -76,7 +92,7 @@ def edit_signal(
     kind: str | None,
 ) -> UUID:
     params = {"user_id": user_id, "signal_id": signal_id, "content": content, "kind": kind}
-    return _call(conn, settings, "edit_signal", params)
+    return _call_and_drop_summary(conn, settings, user_id, "edit_signal", params)
 
 
 def forget_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> int:
@@ -85,7 +101,16 @@ def forget_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> i
 
 
 def delete_signal(conn: psycopg.Connection, settings: Settings, user_id: str, signal_id: UUID) -> None:
-    _call(conn, settings, "delete_signal", {"user_id": user_id, "signal_id": signal_id})
+    params = {"user_id": user_id, "signal_id": signal_id}
+    _call_and_drop_summary(conn, settings, user_id, "delete_signal", params)
+
+
+def refresh_context(settings: Settings, user_id: str) -> None:
+    """Rebuild the user's rows of the context views now (the compiled incremental refresh, no model call),
+    after a change by hand has committed. Nothing to do before the first run has built the views."""
+    from agent_signals import views  # the compiled plan; dbt itself loads only when it must compile
+
+    views.refresh_users(settings, [user_id])
 
 
 async def _embed_user(settings: Settings, user_id: str) -> int:

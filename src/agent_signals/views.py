@@ -5,10 +5,11 @@ run id, or with ``full=True``, it rebuilds every user. dbt runs in-process (``db
 logs/ live under ``settings.data_dir / "dbt"``, outside the repository.
 
 A run's refresh does not start dbt: dbt compiles the incremental context models and their data tests once
-(var ``run_id: session``, scoped to the setting ``agent_signals.refresh_run_id``), the compiled SQL is cached
+(var ``run_id: session``, scoped to the setting ``agent_signals.refresh_users``), the compiled SQL is cached
 under the data folder by a hash of the dbt project, and each run executes it for its touched users in one
 transaction: delete their rows, insert them again, run the tests; a failing test rolls everything back.
 Its cost grows with the users touched, not with dbt's start-up (about a second) nor with all users.
+``refresh_users`` runs the same SQL for the users named (a user's own change, before the command returns).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from agent_signals.sqlfiles import query
 ENV_PREFIX = "AGENT_SIGNALS_DBT_"
 # Tests of the analyst models scan whole tables: only full builds run them.
 FULL_BUILD_ONLY_TAG = "full_build_only"
-SESSION_SCOPE = "session"  # dbt var run_id that compiles the scope against agent_signals.refresh_run_id
+SESSION_SCOPE = "session"  # dbt var run_id that compiles the scope against agent_signals.refresh_users
 PLAN_FORMAT = 1  # bump when the cached plan's shape changes
 DEFAULT_PORT = "5432"
 
@@ -271,7 +272,7 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
     for node_id in sorted(models):
         visit(node_id)
     for node_id in order:
-        if "agent_signals.refresh_run_id" not in models[node_id]["compiled_code"]:
+        if "agent_signals.refresh_users" not in models[node_id]["compiled_code"]:
             raise _build_failed(
                 f"{node_id} did not compile as an incremental refresh of touched users", settings
             )
@@ -295,12 +296,25 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
 
 def refresh_touched(settings: Settings, run_id: UUID) -> RefreshResult:
     """Rebuild and test the touched users of one run with the compiled plan, in one transaction."""
+    return _refresh_scope(settings, {"run_id": str(run_id), "user_ids": None})
+
+
+def refresh_users(settings: Settings, user_ids: list[str]) -> RefreshResult | None:
+    """Rebuild and test these users' rows of the context views now (the compiled plan, one transaction),
+    without a run: what a user's own change calls before it returns. None when the views do not exist yet
+    (the first run builds them)."""
+    if not _views_exist(settings):
+        return None
+    return _refresh_scope(settings, {"run_id": None, "user_ids": list(user_ids)})
+
+
+def _refresh_scope(settings: Settings, scope: dict) -> RefreshResult:
     plan = refresh_plan(settings)
     started = time.perf_counter()
     with db.session(settings) as conn:
         try:
             with conn.transaction():
-                _execute_plan(conn, settings, plan, run_id)
+                _execute_plan(conn, settings, plan, scope)
         except psycopg.Error as exc:
             raise _build_failed(
                 f"refresh of the context views failed: {' '.join(str(exc).split())[:500]}", settings
@@ -308,8 +322,8 @@ def refresh_touched(settings: Settings, run_id: UUID) -> RefreshResult:
     return RefreshResult(time.perf_counter() - started, len(plan.models), len(plan.tests), full=False)
 
 
-def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPlan, run_id: UUID) -> None:
-    conn.execute(query(settings, "refresh_scope_run"), {"run_id": str(run_id)})
+def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPlan, scope: dict) -> None:
+    conn.execute(query(settings, "refresh_scope_run"), scope)
     for model in plan.models:
         relation = sql.SQL(model.relation or "")
         columns = [

@@ -58,14 +58,20 @@ def answer(messages: list[dict]) -> str:
     actions = rules.extract(prompt_messages, known, kinds)
     if not actions:
         return _json({"actions": actions})
-    return _json({"actions": actions, "summary": summarize(_after(known, actions))})
+    old = {m.handle for m in prompt_messages if m.old}
+    return _json({"actions": actions, "summary": summarize(_after(known, actions, old))})
 
 
-def _after(known: list, actions: list[dict]) -> list[SummaryLine]:
-    """The user's signals as they will be after the actions, in summary order."""
+def _after(known: list, actions: list[dict], old: set[str]) -> list[SummaryLine]:
+    """The user's signals as they will be after the actions, in summary order; a contextual fact cited only
+    from old messages is archived at once, so it is left out."""
     signals = {k.handle: (k.content, k.tier, k.kind, k.origin) for k in known}
     for i, action in enumerate(actions):
         key = action.get("signal") or f"new{i}"
+        cited = {e["message"] for e in action.get("evidence", [])}
+        if action["tier"] == "contextual" and cited and cited <= old:
+            signals.pop(key, None)
+            continue
         signals[key] = (action["content"], action["tier"], action["kind"], "inferred")
     lines = [
         SummaryLine("manual" if origin == "manual" else tier, kind, content)
