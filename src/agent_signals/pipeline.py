@@ -108,6 +108,8 @@ class Stop:
     signal: int | None = None
     pools: set[AsyncConnectionPool] = field(default_factory=set)  # the run's pools in this process
     interrupting: asyncio.Task | None = None  # writes the row of an interrupted run, then ends the process
+    first_call: asyncio.Lock = field(default_factory=asyncio.Lock)  # held by the run's first model call
+    model_answered: bool = False  # the first call came back (answer or transient fault): calls go at once
 
     @property
     def stopped(self) -> bool:
@@ -535,7 +537,7 @@ async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
 async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
     """Add a shard's figures to the run's and write the ledger (not for a dry run)."""
     ctx.stats.merge(shard_stats)
-    if not ctx.dry_run:
+    if not ctx.dry_run and ctx.stop.signal is None:
         await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
 
 
@@ -660,7 +662,7 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
         from prefect.concurrency.asyncio import rate_limit
 
         await rate_limit(ctx.settings.prefect_rate_limit, occupy=1)
-    completion = await llm.complete(prompt, ctx.settings)
+    completion = await _first_call_alone(ctx, prompt)
     stats = ctx.stats
     stats.llm_calls += 1
     stats.llm_calls_by_purpose[purpose] += 1
@@ -668,6 +670,28 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
     stats.completion_tokens += completion.completion_tokens
     stats.cost_usd += completion.cost_usd
     return completion
+
+
+async def _first_call_alone(ctx: RunContext, prompt: list[dict]) -> llm.Completion:
+    """The run's first model call goes alone (the others wait for its outcome): a misconfigured model costs
+    one request, not one per call in flight."""
+    stop = ctx.stop
+    if stop.model_answered:
+        return await llm.complete(prompt, ctx.settings)
+    async with stop.first_call:
+        if stop.error is not None:
+            raise stop.error
+        if stop.model_answered:
+            return await llm.complete(prompt, ctx.settings)
+        try:
+            completion = await llm.complete(prompt, ctx.settings)
+        except llm.ModelMisconfigured:
+            raise
+        except BaseException:
+            stop.model_answered = True
+            raise
+        stop.model_answered = True
+        return completion
 
 
 def reconciler(ctx: RunContext) -> Decide:
