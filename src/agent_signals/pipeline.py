@@ -728,6 +728,8 @@ async def extract_safely(
             return batch, await extract_user(ctx, batch)
         except llm.ModelMisconfigured as exc:  # not this user's fault: no failure recorded, still pending
             stats.users -= 1
+            stats.messages -= len(batch.messages)
+            stats.conversations -= len({m.conversation_id for m in batch.messages})
             stats.skipped_users["stopped"] += 1
             ctx.halt(exc)
         except llm.ModelUnavailable as exc:
