@@ -32,6 +32,7 @@ async def process_shards(run: pipeline.RunContext, pending: list[Pending]) -> No
     concurrency and rate limits), or all at once on the flow's Dask task runner (AGENT_SIGNALS_RUNNER=dask)."""
     with pipeline.timed(run, "shards"):  # wall time of all shards (stage "process" sums the shards' own)
         await _process(run, pipeline.shards(pending, run.settings))
+    pipeline.raise_if_stopped(run)  # a misconfigured model ends the run here, before the later stages
 
 
 async def _process(run: pipeline.RunContext, shards: Iterable[pipeline.Shard]) -> None:

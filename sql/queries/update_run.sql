@@ -6,3 +6,4 @@ set users = %(users)s, conversations = %(conversations)s, messages = %(messages)
     status = %(status)s, error = %(error)s,
     finished_at = case when %(status)s = 'running' then null else now() end
 where run_id = %(run_id)s
+  and status = 'running'  -- a final row is final (an interrupted run's row is written while its shards unwind)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 import psycopg
@@ -124,13 +126,81 @@ def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int)
 )
 @click.pass_context
 def run_cmd(ctx: click.Context, kind: str) -> dict:
-    """Run the extraction flow once now (Prefect, ephemeral mode when no PREFECT_API_URL is set)."""
-    from flows.extract import extract_signals
+    """Run the extraction flow once now (Prefect, ephemeral mode when no PREFECT_API_URL is set).
+
+    With nothing to do (no new message, nothing to embed, retract, archive, summarize or refresh) the run is
+    recorded without starting Prefect. SIGINT or SIGTERM stops it within seconds: exit 130 or 143."""
+    from agent_signals import idle
 
     started = time.monotonic()
-    summary = asyncio.run(extract_signals(kind=kind))
+    summary = idle.record_if_idle(_settings(ctx), kind)
+    if summary is None:
+        from flows.extract import extract_signals
+
+        summary = _run_flow(extract_signals(kind=kind))
     _print_summary(summary, time.monotonic() - started)
+    _fail_if_nothing_worked(summary)
     return summary
+
+
+def _run_flow(flow_call: Coroutine[Any, Any, dict]) -> dict:
+    """Run a flow to its end in this process. An error the CLI explains (a misconfigured model, a failed
+    quality gate) is printed once, without Prefect's traceback. SIGINT or SIGTERM stops the run (see
+    pipeline.on_interrupt), prints one line and exits 128 + the signal's number."""
+    import logging
+
+    from agent_signals import pipeline
+
+    explained = _DropExplained()
+    loggers = [logging.getLogger(name) for name in ("prefect.flow_runs", "prefect.task_runs")]
+    for logger in loggers:
+        logger.addFilter(explained)
+    pipeline.on_interrupt(_interrupted)
+    try:
+        return asyncio.run(flow_call)
+    finally:
+        pipeline.on_interrupt(None)
+        for logger in loggers:
+            logger.removeFilter(explained)
+
+
+class _DropExplained:
+    """Keeps out of the terminal Prefect's report of an exception the CLI prints as `error:` and `hint:`."""
+
+    def filter(self, record) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, AgentSignalsError)
+
+
+def _interrupted(signum: int, summary: dict | None) -> None:
+    """The run was interrupted and its ledger row written: say so in one line and end the process now
+    (Prefect's temporary server got the signal too; waiting on it would only print tracebacks)."""
+    import os
+
+    from prefect.server.api.server import SubprocessASGIServer
+
+    if summary is None:
+        click.echo("interrupted: nothing was written", err=True)
+    else:
+        click.echo(
+            f"interrupted: {summary['users']} user(s) committed by run {summary['run_id']}, "
+            "the next run finishes the rest",
+            err=True,
+        )
+    SubprocessASGIServer().stop()  # the temporary server of this process, if any is still running
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+def _fail_if_nothing_worked(summary: dict) -> None:
+    """A run in which every user it tried failed did nothing: say so, and exit non-zero."""
+    if summary["users"] and summary["failures"] >= summary["users"]:
+        raise AgentSignalsError(
+            f"all {summary['users']} user(s) of run {summary['run_id']} failed",
+            hint="the reasons are in ops.failures (select * from ops.failures where run_id = "
+            f"'{summary['run_id']}'); the users stay pending and the next run retries them",
+        )
 
 
 @cli.command("backfill")
@@ -165,7 +235,7 @@ def backfill_cmd(
     progress = _Progress(total)
     pipeline.on_progress(progress.update)
     try:
-        summary = asyncio.run(
+        summary = _run_flow(
             backfill_signals(
                 since=since, until=until, users=list(users) or None, slice=slice_, dry_run=dry_run
             )

@@ -1,7 +1,9 @@
 """Every model call goes through here: litellm, retries with backoff for transient faults, usage and cost.
 
 "The model failed" (timeout, rate limit, server error, empty body: retried, then ModelUnavailable) is kept
-apart from "the answer is invalid" (answers.InvalidAnswer), which is never retried within a run.
+apart from "the answer is invalid" (answers.InvalidAnswer), which is never retried within a run, and from
+"the model is misconfigured" (no key, a key refused, an unknown model, a request the provider rejects:
+ModelMisconfigured), which no retry and no other user can fix: the run stops at the first one.
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ from typing import TypeVar
 import litellm
 
 from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
+from agent_signals.errors import AgentSignalsError
 from agent_signals.offline.provider import PROVIDER, OfflineRules
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" or "Provider List" banners on errors
+litellm.set_verbose = False
 
 RETRYABLE = (
     litellm.Timeout,
@@ -38,6 +44,63 @@ class ModelUnavailable(Exception):
         super().__init__(f"{kind} after {attempts} attempt(s): {message}")
         self.kind = kind
         self.attempts = attempts
+
+
+class ModelMisconfigured(AgentSignalsError):
+    """The model cannot work for anyone as configured: retrying or moving to the next user cannot help."""
+
+    def __init__(self, kind: str, message: str, hint: str) -> None:
+        super().__init__(message, hint)
+        self.kind = kind  # authentication, permission, not_found, bad_request
+
+
+# Rejected requests that depend on one user's input, not on the configuration: that user fails, the run goes on
+PER_INPUT = (litellm.ContextWindowExceededError, litellm.ContentPolicyViolationError)
+MISCONFIGURED = {  # by exception type, then by HTTP status for errors litellm left unmapped
+    "authentication": (litellm.AuthenticationError, 401),
+    "permission": (litellm.PermissionDeniedError, 403),
+    "not_found": (litellm.NotFoundError, 404),
+    "bad_request": (litellm.BadRequestError, 400),
+}
+
+
+def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconfigured | None:
+    """The exception as a ModelMisconfigured (None when retrying or another user might succeed)."""
+    if isinstance(exc, PER_INPUT):
+        return None
+    kind = next((k for k, (cls, _code) in MISCONFIGURED.items() if isinstance(exc, cls)), None)
+    if kind is None:  # retryable types never get here
+        status = getattr(exc, "status_code", None)
+        kind = next((k for k, (_cls, code) in MISCONFIGURED.items() if status == code), None)
+    if kind is None:
+        return None
+    detail = " ".join(str(exc).split())[:300]
+    hints = {
+        "authentication": f"check the API key litellm uses for {model} (the provider's variable, e.g. "
+        "OPENAI_API_KEY)",
+        "permission": f"the key is not allowed to use {model}: check its access, or {setting}",
+        "not_found": f"check {setting} (a litellm model string, e.g. openai/gpt-4o-mini) and the API base",
+        "bad_request": f"check {setting} and the provider's API base: it refused the request",
+    }
+    return ModelMisconfigured(
+        kind, f"{setting}={model}: {kind.replace('_', ' ')} error: {detail}", hints[kind]
+    )
+
+
+def check_environment(settings: Settings) -> None:
+    """Before any user is touched: the models' providers have the keys they need (litellm looks at the
+    environment only, no network call). Only missing API keys count: other variables litellm lists
+    (bases, regions, projects) have defaults or other sources."""
+    for setting, model in (("AGENT_SIGNALS_MODEL", settings.model),
+                           ("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model)):  # fmt: skip
+        missing = litellm.validate_environment(model).get("missing_keys") or []
+        if missing and all(key.endswith("_API_KEY") for key in missing):
+            keys = " or ".join(missing)
+            raise ModelMisconfigured(
+                "authentication",
+                f"{setting}={model} needs {keys}, which is not set",
+                f"set {keys}, or name another model in {setting}",
+            )
 
 
 class EmptyAnswer(Exception):
@@ -175,8 +238,11 @@ def _cost(response: litellm.ModelResponse) -> float:
         return 0.0
 
 
-async def _with_retries(settings: Settings, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
-    """Run one model request with the timeout and retry policy; returns (result, attempts)."""
+async def _with_retries(
+    settings: Settings, call: Callable[[], Awaitable[T]], setting: str = "AGENT_SIGNALS_MODEL"
+) -> tuple[T, int]:
+    """Run one model request with the timeout and retry policy; returns (result, attempts). Raises
+    ModelMisconfigured at once for what no retry can fix, ModelUnavailable otherwise."""
     attempt = 0
     while True:
         attempt += 1
@@ -190,6 +256,10 @@ async def _with_retries(settings: Settings, call: Callable[[], Awaitable[T]]) ->
             log.warning("model call failed (%s), retry %d in %.1fs", _kind(exc), attempt, delay)
             await asyncio.sleep(delay)
         except Exception as exc:  # authentication, bad request, unknown model: retrying cannot help
+            model = settings.model if setting == "AGENT_SIGNALS_MODEL" else settings.embedding_model
+            misconfigured = _misconfigured(exc, setting, model)
+            if misconfigured is not None:
+                raise misconfigured from exc
             raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
 
 
@@ -248,4 +318,4 @@ async def embed(texts: list[str], settings: Settings) -> Embeddings:
         usage = getattr(response, "usage", None)
         return Embeddings(vectors, int(getattr(usage, "prompt_tokens", 0) or 0), _cost(response))
 
-    return (await _with_retries(settings, call))[0]
+    return (await _with_retries(settings, call, "AGENT_SIGNALS_EMBEDDING_MODEL"))[0]

@@ -8,10 +8,12 @@ import asyncio
 import functools
 import hashlib
 import logging
+import signal
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import ParamSpec, Protocol, TypeVar
 from uuid import UUID, uuid4
@@ -60,6 +62,17 @@ class RunContext:
         return self.window.until
 
     @property
+    def stop(self) -> Stop:
+        """Why the run stops early, shared by every part of it in this process."""
+        return _stops.setdefault(self.run_id, Stop())
+
+    def halt(self, error: llm.ModelMisconfigured) -> None:
+        """Start no new user: the model is misconfigured (the first error is the one reported)."""
+        if self.stop.error is None:
+            self.stop.error = error
+            log.error("stopping the run: %s", error.message)
+
+    @property
     def budget_exhausted(self) -> bool:
         """The run's token or cost budget is spent: no new user is started."""
         settings = self.settings
@@ -85,26 +98,36 @@ class RunContext:
         return Provenance(self.run_id, self.prompt_version, self.settings.model)
 
     def summary(self) -> dict:
-        s = self.stats
-        return {
-            "run_id": str(self.run_id),
-            "kind": self.kind,
-            "status": self.status,
-            "users": s.users,
-            "conversations": s.conversations,
-            "messages": s.messages,
-            "actions": dict(sorted(s.actions.items())),
-            "llm_calls": s.llm_calls,
-            "llm_calls_by_purpose": dict(sorted(s.llm_calls_by_purpose.items())),
-            "prompt_tokens": s.prompt_tokens,
-            "completion_tokens": s.completion_tokens,
-            "cost_usd": round(s.cost_usd, 6),
-            "embedding_calls": s.embedding_calls,
-            "failures": s.failures,
-            "skipped_users": dict(sorted(s.skipped_users.items())),
-            "slowest_users": [[user, round(seconds, 3)] for seconds, user in sorted(s.slowest, reverse=True)],
-            "stage_seconds": {name: round(seconds, 3) for name, seconds in s.stage_seconds.items()},
-        }
+        return self.stats.summary(self.run_id, self.kind, self.status)
+
+
+@dataclass
+class Stop:
+    """Why a run starts no new user: a misconfigured model, or a signal (the CLI's Ctrl-C or SIGTERM)."""
+
+    error: llm.ModelMisconfigured | None = None
+    signal: int | None = None
+    pools: set[AsyncConnectionPool] = field(default_factory=set)  # the run's pools in this process
+    interrupting: asyncio.Task | None = None  # writes the row of an interrupted run, then ends the process
+    first_call: asyncio.Lock = field(default_factory=asyncio.Lock)  # held by the run's first model call
+    model_answered: bool = False  # the first call came back (answer or transient fault): calls go at once
+
+    @property
+    def stopped(self) -> bool:
+        return self.error is not None or self.signal is not None
+
+
+_stops: dict[UUID, Stop] = {}
+
+
+def raise_if_stopped(ctx: RunContext) -> None:
+    """After a stage: a misconfigured model met by any part of the run (here or in another process) fails
+    the run with that error."""
+    error = ctx.stop.error or (
+        llm.ModelMisconfigured(*ctx.stats.model_error) if ctx.stats.model_error else None
+    )
+    if error is not None:
+        raise error
 
 
 class Rehearsal(Protocol):
@@ -145,6 +168,7 @@ def stage(name: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaita
 
 
 _progress_listener: Callable[[int, int], None] | None = None
+_interrupt_listener: Callable[[int, dict | None], None] | None = None
 
 
 def on_progress(listener: Callable[[int, int], None] | None) -> None:
@@ -152,6 +176,15 @@ def on_progress(listener: Callable[[int, int], None] | None) -> None:
     progress bar). None stops it."""
     global _progress_listener
     _progress_listener = listener
+
+
+def on_interrupt(listener: Callable[[int, dict | None], None] | None) -> None:
+    """Have runs started in this process stop on SIGINT and SIGTERM (the CLI; a deployment's flow run keeps
+    Prefect's own handling): the run's writes in flight are cut off (rolled back), its ledger row says
+    `interrupted` with the figures of what it committed, then `listener(signal, summary)` is called, which
+    must end the process (summary None: a dry run, or a run not recorded yet). None stops it."""
+    global _interrupt_listener
+    _interrupt_listener = listener
 
 
 @asynccontextmanager
@@ -171,13 +204,12 @@ async def open_run(
     llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
     window = window or Window(until=datetime.now(UTC))
     ledger = await db.aconnect(url, autocommit=True)
-    pool = AsyncConnectionPool(
-        url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
-    )
+    run_id = uuid4()
+    pool = _pool(url, settings, run_id)
     pacing = _pacing(settings)
     ctx = RunContext(
         settings,
-        uuid4(),
+        run_id,
         kind,
         window,
         prompt_version(settings),
@@ -189,6 +221,9 @@ async def open_run(
         progress=_progress_listener,
     )
     error = None
+    ctx.stop.pools.add(pool)
+    recorded = False
+    signals = _catch_signals(ctx, url, lambda: recorded)
     try:
         if not dry_run:
             abandoned = await runs.abandon_dead_runs(ledger, settings)
@@ -207,22 +242,102 @@ async def open_run(
                 flow_run_id=flow_run_id,
                 parameters=parameters,
             )
+            recorded = True
+        llm.check_environment(settings)  # a missing key fails here, before any user is touched
         await pool.open(wait=True)
         yield ctx
+        raise_if_stopped(ctx)
         if ctx.budget_exhausted and ctx.stats.skipped_users.get("budget"):
             ctx.status = "budget_exhausted"
         else:
             ctx.status = "partial" if ctx.stats.failures else "succeeded"
     except BaseException as exc:
-        ctx.status, error = "failed", f"{type(exc).__name__}: {exc}"[:2000]
+        ctx.status = "failed"
+        error = exc.message if isinstance(exc, llm.ModelMisconfigured) else f"{type(exc).__name__}: {exc}"
+        error = error[:2000]
         raise
     finally:
+        if ctx.stop.interrupting is not None:  # the run came apart because it was interrupted
+            await ctx.stop.interrupting  # ends the process
         try:
-            if not dry_run:
+            if not dry_run and ctx.stop.signal is None:
                 await _final_ledger_row(ctx, url, error)
         finally:
+            signals.close()
+            _stops.pop(ctx.run_id, None)
             await pool.close()
             await ledger.close()
+
+
+def _pool(url: str, settings: Settings, run_id: UUID) -> AsyncConnectionPool:
+    """A run's connections for its users' work, named after the run (an interrupt cuts them off)."""
+    return AsyncConnectionPool(
+        url, min_size=1, max_size=settings.concurrency + 1, open=False,
+        kwargs={"autocommit": True, "application_name": _application_name(run_id)},
+    )  # fmt: skip
+
+
+def _application_name(run_id: UUID) -> str:
+    return f"agent-signals run {run_id}"
+
+
+class _Signals:
+    """SIGINT and SIGTERM handlers of one run's life (installed only when the CLI asked for them)."""
+
+    CAUGHT = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        self.loop = loop
+
+    def close(self) -> None:
+        if self.loop is not None:
+            for signum in self.CAUGHT:
+                self.loop.remove_signal_handler(signum)
+
+
+def _catch_signals(ctx: RunContext, url: str, recorded: Callable[[], bool]) -> _Signals:
+    listener = _interrupt_listener
+    if listener is None:
+        return _Signals(None)
+    loop = asyncio.get_running_loop()
+
+    def caught(signum: int) -> None:
+        if ctx.stop.signal is None:
+            ctx.stop.signal = signum  # no new user, no new write from here on
+            ctx.stop.interrupting = loop.create_task(_interrupted(ctx, url, signum, recorded(), listener))
+
+    for signum in _Signals.CAUGHT:
+        loop.add_signal_handler(signum, caught, signum)
+    return _Signals(loop)
+
+
+async def _interrupted(
+    ctx: RunContext, url: str, signum: int, recorded: bool, listener: Callable[[int, dict | None], None]
+) -> None:
+    """Cut off the run's writes in flight (their transactions roll back: those users stay pending), then
+    write its ledger row from what it committed, then hand over to the listener, which ends the process."""
+    logging.disable(logging.CRITICAL)  # what follows is the run coming apart: one line from the CLI says it
+    for pool in list(ctx.stop.pools):
+        await pool.close(timeout=0)
+    if ctx.dry_run or not recorded:
+        listener(signum, None)
+        return
+    settings = ctx.settings
+    summary = None
+    try:
+        async with await db.aconnect(url, autocommit=True) as conn:
+            name = _application_name(ctx.run_id)
+            await conn.execute(query(settings, "end_run_sessions"), {"application_name": name})
+            cur = await conn.execute(query(settings, "committed_by_run"), {"run_id": ctx.run_id})
+            users, conversations, actions = await cur.fetchone()
+            stats = ctx.stats
+            stats.users, stats.conversations, stats.actions = users, conversations, Counter(actions)
+            ctx.status = "interrupted"
+            reason = f"interrupted by {signal.Signals(signum).name}"
+            await runs.update_run(conn, settings, ctx.run_id, stats, ctx.status, reason)
+        summary = ctx.summary()
+    finally:  # the database gone too: the row stays `running` and the next run marks it abandoned
+        listener(signum, summary)
 
 
 async def _final_ledger_row(ctx: RunContext, url: str, error: str | None) -> None:
@@ -363,16 +478,19 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     url = db.database_url(settings)
     llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
     ledger = await db.aconnect(url, autocommit=True)
-    pool = AsyncConnectionPool(
-        url, min_size=1, max_size=settings.concurrency + 1, kwargs={"autocommit": True}, open=False
-    )
+    pool = _pool(url, settings, spec.run_id)
+    ctx = RunContext(
+        settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),
+        _pacing(settings), spec.dry_run, progress=_progress_listener, already_spent=spec.already_spent,
+    )  # fmt: skip
+    ctx.stop.pools.add(pool)
     try:
         await pool.open(wait=True)
-        yield RunContext(
-            settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),
-            _pacing(settings), spec.dry_run, progress=_progress_listener, already_spent=spec.already_spent,
-        )  # fmt: skip
+        yield ctx
     finally:
+        ctx.stop.pools.discard(pool)
+        if ctx.stop.error is not None:  # for the run, wherever this shard ran
+            ctx.stats.model_error = (ctx.stop.error.kind, ctx.stop.error.message, ctx.stop.error.hint)
         await pool.close()
         await ledger.close()
 
@@ -431,7 +549,7 @@ async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
 async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
     """Add a shard's figures to the run's and write the ledger (not for a dry run)."""
     ctx.stats.merge(shard_stats)
-    if not ctx.dry_run:
+    if not ctx.dry_run and ctx.stop.signal is None:
         await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
 
 
@@ -440,8 +558,8 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
     """Lock the shard's users against other runs (a user another run holds is skipped: still pending, it
     is picked up next time); load their batches; extract them concurrently (bounded); pass all their
     proposals through the quality gate as one batch; apply the users that passed; update the ledger."""
-    if ctx.budget_exhausted:
-        ctx.stats.skipped_users["budget"] += len(user_ids)
+    if ctx.budget_exhausted or ctx.stop.stopped:
+        ctx.stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += len(user_ids)
         return
     locked = await runs.lock_users(ctx.ledger, ctx.settings, user_ids)
     if len(locked) < len(user_ids):
@@ -529,6 +647,9 @@ async def embed_safely(
         chunk = texts[start : start + EMBED_BATCH]
         try:
             result = await llm.embed([text for _u, _i, text in chunk], ctx.settings)
+        except llm.ModelMisconfigured as exc:
+            ctx.halt(exc)
+            return {}
         except llm.ModelUnavailable as exc:
             for user_id in sorted({u for u, _i, _t in chunk} - failed):
                 failed.add(user_id)
@@ -555,7 +676,7 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
         from prefect.concurrency.asyncio import rate_limit
 
         await rate_limit(ctx.settings.prefect_rate_limit, occupy=1)
-    completion = await llm.complete(prompt, ctx.settings)
+    completion = await _first_call_alone(ctx, prompt)
     stats = ctx.stats
     stats.llm_calls += 1
     stats.llm_calls_by_purpose[purpose] += 1
@@ -565,13 +686,39 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
     return completion
 
 
+async def _first_call_alone(ctx: RunContext, prompt: list[dict]) -> llm.Completion:
+    """The run's first model call goes alone (the others wait for its outcome): a misconfigured model costs
+    one request, not one per call in flight."""
+    stop = ctx.stop
+    if stop.model_answered:
+        return await llm.complete(prompt, ctx.settings)
+    async with stop.first_call:
+        if stop.error is not None:
+            raise stop.error
+        if stop.model_answered:
+            return await llm.complete(prompt, ctx.settings)
+        try:
+            completion = await llm.complete(prompt, ctx.settings)
+        except llm.ModelMisconfigured:
+            raise
+        except BaseException:
+            stop.model_answered = True
+            raise
+        stop.model_answered = True
+        return completion
+
+
 def reconciler(ctx: RunContext) -> Decide:
     """The reconciliation call of this run (made only when a user's write crosses the core cap)."""
 
     async def decide(core: list[CoreLine], own: list[CoreLine], cap: int) -> ReconcileAnswer:
-        completion = await complete(
-            ctx, render_reconcile(ctx.settings, core, own, cap, ctx.until.date()), "reconcile"
-        )
+        try:
+            completion = await complete(
+                ctx, render_reconcile(ctx.settings, core, own, cap, ctx.until.date()), "reconcile"
+            )
+        except llm.ModelMisconfigured as exc:  # the cap rule still holds the cap for this user
+            ctx.halt(exc)
+            raise
         return parse_reconcile_answer(completion.text)
 
     return decide
@@ -584,8 +731,8 @@ async def extract_safely(
     budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
     async with ctx.pacing.model_slots:
         stats = ctx.stats
-        if ctx.budget_exhausted:
-            stats.skipped_users["budget"] += 1
+        if ctx.budget_exhausted or ctx.stop.stopped:
+            stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
             return batch, None
         started[batch.user_id] = time.monotonic()
         stats.users += 1
@@ -593,6 +740,12 @@ async def extract_safely(
         stats.conversations += len({m.conversation_id for m in batch.messages})
         try:
             return batch, await extract_user(ctx, batch)
+        except llm.ModelMisconfigured as exc:  # not this user's fault: no failure recorded, still pending
+            stats.users -= 1
+            stats.messages -= len(batch.messages)
+            stats.conversations -= len({m.conversation_id for m in batch.messages})
+            stats.skipped_users["stopped"] += 1
+            ctx.halt(exc)
         except llm.ModelUnavailable as exc:
             await _fail(ctx, batch.user_id, "extract", exc.kind, str(exc))
         except InvalidAnswer as exc:
@@ -608,6 +761,8 @@ async def apply_safely(
 ) -> None:
     """Never raises: one transaction for the user; a failure leaves nothing of it and is recorded."""
     async with slots:
+        if ctx.stop.signal is not None:
+            return  # interrupted: no new write
         try:
             async with ctx.pool.connection() as conn, _rehearsed(ctx, conn, batch.user_id):
                 counts = await apply_user(

@@ -42,6 +42,7 @@ class RunStats:
     slowest: list[tuple[float, str]] = field(default_factory=list)  # (seconds, user), the 5 slowest
     refresh_s: float | None = None
     stage_seconds: Counter[str] = field(default_factory=Counter)  # wall time by stage (scan, process, ...)
+    model_error: tuple[str, str, str] | None = None  # (kind, message, hint) of a misconfigured model
 
     def merge(self, other: RunStats) -> None:
         """Add the figures of a part of the run (a shard processed elsewhere)."""
@@ -50,6 +51,7 @@ class RunStats:
         for name in self.TALLIES:
             getattr(self, name).update(getattr(other, name))
         self.warnings.extend(other.warnings)
+        self.model_error = self.model_error or other.model_error
         for seconds, user_id in other.slowest:
             self.note_duration(user_id, seconds)
 
@@ -62,6 +64,7 @@ class RunStats:
         return {
             **{name: getattr(self, name) for name in self.COUNTS},
             **{name: dict(getattr(self, name)) for name in self.TALLIES},
+            "model_error": self.model_error,
         }
 
     @classmethod
@@ -69,7 +72,32 @@ class RunStats:
         stats = cls(**{name: data.get(name, 0) for name in cls.COUNTS})
         for name in cls.TALLIES:
             getattr(stats, name).update(data.get(name) or {})
+        stats.model_error = tuple(data["model_error"]) if data.get("model_error") else None
         return stats
+
+    def summary(self, run_id: UUID, kind: str, status: str) -> dict:
+        """What the CLI prints and the flow returns."""
+        return {
+            "run_id": str(run_id),
+            "kind": kind,
+            "status": status,
+            "users": self.users,
+            "conversations": self.conversations,
+            "messages": self.messages,
+            "actions": dict(sorted(self.actions.items())),
+            "llm_calls": self.llm_calls,
+            "llm_calls_by_purpose": dict(sorted(self.llm_calls_by_purpose.items())),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "embedding_calls": self.embedding_calls,
+            "failures": self.failures,
+            "skipped_users": dict(sorted(self.skipped_users.items())),
+            "slowest_users": [
+                [user, round(seconds, 3)] for seconds, user in sorted(self.slowest, reverse=True)
+            ],
+            "stage_seconds": {name: round(seconds, 3) for name, seconds in self.stage_seconds.items()},
+        }
 
     def note_duration(self, user_id: str, seconds: float) -> None:
         if len(self.slowest) < SLOWEST_KEPT:
@@ -79,7 +107,7 @@ class RunStats:
 
     def as_params(self) -> dict:
         params = asdict(self)
-        for internal in ("failure_reasons", "skipped_users", "slowest", "stage_seconds"):
+        for internal in ("failure_reasons", "skipped_users", "slowest", "stage_seconds", "model_error"):
             params.pop(internal)
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
