@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_signals import user_paths
+from agent_signals import idle, user_paths
+from agent_signals.config import Settings
 from agent_signals.offline.provider import answer as offline_answer
 from agent_signals.prompts import is_summarize_prompt
 from flows.extract import extract_signals
@@ -211,6 +212,8 @@ def test_a_summary_is_rebuilt_when_a_refresh_by_hand_consumed_the_dirty_mark(con
     refreshed = CliRunner().invoke(cli, ["views", "refresh"])
     assert refreshed.exit_code == 0, refreshed.output
     assert conn.execute("select count(*) from signals.dirty_users where user_id = 'gil'").fetchone()[0] == 0
+    # `agent-signals run` does not take this for a run with nothing to do
+    assert "stale_summaries" in idle.pending_work(Settings(), datetime.now(UTC))
     scripted.calls.clear()
     summary = run()
     assert [c for c in scripted.calls if is_summarize_prompt(c)] and summary["actions"]["summarized"] == 1

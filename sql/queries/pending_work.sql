@@ -5,6 +5,7 @@ select 'pending_messages' as work, exists (  -- the scan (scan_pending_users.sql
     select 1
     from source.conversations c
     left join signals.watermarks w on w.conversation_id = c.conversation_id
+    left join (select user_id, max(at) as at from ops.forgotten group by user_id) f on f.user_id = c.user_id
     where c.flagged
       and exists (
           select 1
@@ -12,7 +13,8 @@ select 'pending_messages' as work, exists (  -- the scan (scan_pending_users.sql
           where m.conversation_id = c.conversation_id
             and (m.created_at, m.message_id)
                 > (coalesce(w.last_message_at, '-infinity'), coalesce(w.last_message_id, ''))
-            and m.created_at <= %(until)s
+            and m.created_at > coalesce(f.at, '-infinity')
+            and m.created_at <= %(at)s
             and m.role = 'user'
       )
 ) as due
@@ -27,9 +29,9 @@ union all  -- decay (archive_decayed.sql): a contextual signal whose retention f
 select 'decayed_signals', exists (
     select 1 from signals.signals s
     where s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
-      and signals.retention(s.last_seen_at, s.mention_count, %(until)s, %(base_days)s, %(boost)s) < %(threshold)s
+      and signals.retention(s.last_seen_at, s.mention_count, %(at)s, %(base_days)s, %(boost)s) < %(threshold)s
 )
-union all  -- summarize and refresh_views (dirty_users.sql): users whose signals changed since the views
+union all  -- summarize and refresh_views (take_dirty_users.sql): users whose signals changed since the views
 select 'dirty_users', exists (select 1 from signals.dirty_users)
--- summarize: a summary that no longer matches its user's signals (issue 14 point 2) belongs here as
--- `union all select 'stale_summaries', exists (...)`, with the condition the summarize stage uses.
+union all  -- summarize (summary_candidates.sql): a summary that no longer matches its user's signals
+select 'stale_summaries', %(summaries)s and exists (select 1 from signals.stale_summaries)

@@ -17,8 +17,7 @@ from agent_signals.sqlfiles import query
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:
     """The kinds of work a run would have to do now (empty: none)."""
-    params = {"until": until, "base_days": settings.decay_base_days, "boost": settings.decay_mention_boost,
-              "threshold": settings.archive_below}  # fmt: skip
+    params = {**settings.decay_params(until), "summaries": settings.summaries}
     with db.session(settings) as conn:
         check_current(conn, settings)
         return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
