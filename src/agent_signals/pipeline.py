@@ -482,6 +482,14 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     summary = None
     for call in calls:
+        for cut in call.cut:
+            stats.actions["messages_cut"] += 1
+            stats.warnings.append(
+                f"message {cut.message.message_id} of conversation {cut.message.conversation_id} (user "
+                f"{batch.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
+                "part that fits in AGENT_SIGNALS_MAX_PROMPT_TOKENS"
+            )
+            log.warning(stats.warnings[-1])
         completion = await complete(ctx, call.prompt, "extract")
         answer = parse_extract_answer(completion.text)
         validated = validate_answer(answer, call, ctx.settings, completion.text)
