@@ -51,7 +51,7 @@ class RunContext:
     pacing: Pacing
     dry_run: bool = False
     status: str = "running"
-    progress: Callable[[int, int], None] | None = None  # (users, messages) done, for progress bars
+    progress: Callable[[list[str], int], None] | None = None  # (user ids, messages) done, for progress bars
     already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
 
     @property
@@ -89,6 +89,7 @@ class RunContext:
             "run_id": str(self.run_id),
             "kind": self.kind,
             "status": self.status,
+            "dry_run": self.dry_run,
             "users": s.users,
             "conversations": s.conversations,
             "messages": s.messages,
@@ -132,11 +133,11 @@ def stage(name: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaita
     return wrap
 
 
-_progress_listener: Callable[[int, int], None] | None = None
+_progress_listener: Callable[[list[str], int], None] | None = None
 
 
-def on_progress(listener: Callable[[int, int], None] | None) -> None:
-    """Have runs started in this process report (users, messages) done after each shard (the CLI's
+def on_progress(listener: Callable[[list[str], int], None] | None) -> None:
+    """Have runs started in this process report (user ids, messages) done after each shard (the CLI's
     progress bar). None stops it."""
     global _progress_listener
     _progress_listener = listener
@@ -465,7 +466,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
     if ctx.progress:
-        ctx.progress(len(done), sum(len(b.messages) for b in done))
+        ctx.progress([b.user_id for b in done], sum(len(b.messages) for b in done))
 
 
 @dataclass
@@ -582,7 +583,7 @@ async def extract_safely(
             stats.skipped_users["budget"] += 1
             return batch, None
         started[batch.user_id] = time.monotonic()
-        stats.users += 1
+        stats.note_user(batch.user_id)
         stats.messages += len(batch.messages)
         stats.conversations += len({m.conversation_id for m in batch.messages})
         try:
