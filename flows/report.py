@@ -14,6 +14,5 @@ async def publish_report(run: pipeline.RunContext) -> None:
     else:
         with db.session(run.settings) as conn:
             markdown = report.run_markdown(conn, run.settings, summary)
-    await acreate_markdown_artifact(
-        key=f"{run.kind}-run-report", markdown=markdown, description=f"{run.kind} run {run.run_id}"
-    )
+    name = f"{run.kind} dry run" if run.dry_run else f"{run.kind} run {run.run_id}"
+    await acreate_markdown_artifact(key=f"{run.kind}-run-report", markdown=markdown, description=name)

@@ -154,3 +154,81 @@ def test_the_shared_dataset_shape_loads(conn, settings):
     result = store(conn, settings, parse(json.dumps(data)))
     assert result.messages_new == 1
     assert conn.execute("select message_id from app.messages").fetchone() == ("00001",)
+
+
+def cli_load(tmp_path, name: str, *conversations: dict):
+    """`agent-signals load` of a file holding `conversations` (JSON escapes non-ASCII, e.g. "\\ud800")."""
+    from tests.test_cli import agent_signals
+
+    path = tmp_path / name
+    path.write_text(json.dumps({"conversations": list(conversations)}))
+    return path, agent_signals("load", str(path))
+
+
+STORED = conversation("c0", "u0", [("user", "I'm a pilot.")])
+UNSTORABLE_HINT = (
+    "hint: nothing was loaded; PostgreSQL text cannot hold NUL or unpaired surrogates: remove the character "
+    "or replace it (e.g. with U+FFFD)"
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "where", "what"),
+    [
+        ("content", "I am\x00 a pilot", "messages[1].content (message '00002' of conversation 'c1')",
+         "a NUL character at position 4"),
+        ("content", "I am \ud800 a pilot", "messages[1].content (message '00002' of conversation 'c1')",
+         "an unpaired surrogate U+D800 at position 5"),
+        ("content", "\udfff", "messages[1].content (message '00002' of conversation 'c1')",
+         "an unpaired surrogate U+DFFF at position 0"),
+        ("message_id", "m\x00", "messages[1].message_id (message 'm\\x00' of conversation 'c1')",
+         "a NUL character at position 1"),
+        ("user_id", "u\x001", "user_id (conversation 'c1')", "a NUL character at position 1"),
+        ("channel", "web\x00", "channel (conversation 'c1')", "a NUL character at position 3"),
+    ],
+)  # fmt: skip
+def test_text_postgresql_refuses_is_one_line_naming_conversation_and_message(
+    conn, settings, tmp_path, field, value, where, what
+):
+    load_conversations(conn, settings, STORED)
+    bad = conversation("c1", "u1", [("user", "Hello."), ("user", "I am a pilot")])
+    if field in ("user_id", "channel"):
+        bad[field] = value
+    else:
+        bad["messages"][1][field] = value
+    path, result = cli_load(tmp_path, "bad.json", conversation("c2", "u2", [("user", "hi")]), bad)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"error: {path}: conversations[1].{where}: contains {what}",
+                                          UNSTORABLE_HINT]  # fmt: skip
+    assert counts(conn) == (1, 1)
+
+
+def test_a_changed_message_is_refused_with_nothing_written(conn, settings, tmp_path):
+    load_conversations(conn, settings, conversation("c1", "u1", [("user", "I'm a pilot."), ("user", "Hi.")]))
+    stored = conn.execute("select * from app.messages order by message_id").fetchall()
+    changed = conversation("c1", "u1", [("user", "I'm a pilot!"), ("user", "Hi."), ("user", "I ski.")])
+    _, result = cli_load(tmp_path, "changed.json", changed, conversation("c2", "u2", [("user", "hi")]))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "error: message '00001' of conversation 'c1' differs from the stored one (text); "
+        "loaded messages are immutable",
+        "hint: nothing was loaded; give a changed message a new message_id (a message without one is numbered "
+        "by its position: append new messages at the end of a conversation)",
+    ]
+    assert conn.execute("select * from app.messages order by message_id").fetchall() == stored
+    assert counts(conn) == (1, 2)
+
+    inserted = conversation("c1", "u1", [("user", "I ski."), ("user", "I'm a pilot."), ("user", "Hi.")])
+    _, result = cli_load(tmp_path, "inserted.json", inserted)  # a message put first shifts every position
+    assert result.returncode == 1 and result.stderr.startswith(
+        "error: message '00001' of conversation 'c1' differs from the stored one (text) "
+        "(2 messages differ); loaded messages are immutable\n"
+    )
+    assert conn.execute("select * from app.messages order by message_id").fetchall() == stored
+
+
+def test_a_timestamp_offset_postgresql_refuses_is_stored_as_the_same_instant(conn, settings):
+    data = conversation("c1", "u1", [("user", "hi")])
+    data["messages"][0]["created_at"] = "2026-01-01T20:00:00+20:00"
+    load_conversations(conn, settings, data)
+    assert conn.execute("select created_at = '2026-01-01T00:00:00Z' from app.messages").fetchone() == (True,)

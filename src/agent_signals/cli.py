@@ -262,12 +262,13 @@ class _Progress:
 
     def __init__(self, total_messages: int) -> None:
         self.total = total_messages
-        self.users = self.messages = 0
+        self.users: set[str] = set()  # distinct: a user can be in every slice of a backfill
+        self.messages = 0
         self.started = self.printed = time.monotonic()
         self.tty = sys.stderr.isatty()
 
-    def update(self, users: int, messages: int) -> None:
-        self.users += users
+    def update(self, user_ids: list[str], messages: int) -> None:
+        self.users.update(user_ids)
         self.messages += messages
         now = time.monotonic()
         if self.tty or now - self.printed >= 2 or self.messages >= self.total:
@@ -279,7 +280,7 @@ class _Progress:
         left = max(self.total - self.messages, 0)
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
         line = (
-            f"users {self.users}, messages {self.messages}/{self.total} "
+            f"users {len(self.users)}, messages {self.messages}/{self.total} "
             f"({100 * self.messages / max(self.total, 1):.0f}%), {rate:.1f} msg/s, ETA {eta}"
         )
         click.echo(f"\r{line}" if self.tty else line, err=True, nl=not self.tty)
@@ -435,7 +436,7 @@ def _print_summary(summary: dict, seconds: float) -> None:
     actions = ", ".join(f"{k} {v}" for k, v in summary["actions"].items()) or "none"
     purposes = ", ".join(f"{k} {v}" for k, v in summary["llm_calls_by_purpose"].items())
     click.echo(
-        f"\nrun {summary['run_id']} ({summary['kind']}): {summary['status']} in {seconds:.1f}s\n"
+        f"\n{_run_name(summary)}: {summary['status']} in {seconds:.1f}s\n"
         f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
         f"  actions: {actions}\n"
         f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}, "
@@ -448,6 +449,13 @@ def _print_summary(summary: dict, seconds: float) -> None:
             else ""
         )
     )
+
+
+def _run_name(summary: dict) -> str:
+    """How the summary names its run: a dry run has no row in ops.runs, so no run id."""
+    if summary.get("dry_run"):
+        return f"dry run ({summary['kind']}, nothing written)"
+    return f"run {summary['run_id']} ({summary['kind']})"
 
 
 @cli.group()

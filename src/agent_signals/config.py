@@ -55,7 +55,10 @@ class Settings(BaseSettings):
     retry_backoff_s: float = Field(default=1.0, ge=0, description="First retry delay; doubles each retry.")
     timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one model call.")
     max_prompt_tokens: int = Field(
-        default=6000, ge=500, description="A user's new messages are chunked into calls past this budget."
+        default=6000,
+        ge=1000,
+        description="No extraction prompt is larger; a user's new messages are chunked into calls past this "
+        "budget, a message larger than a prompt is cut.",
     )
     max_answer_tokens: int = Field(default=1024, ge=64, description="max_tokens of one extraction call.")
     kinds: Annotated[tuple[str, ...], NoDecode] = Field(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +19,14 @@ from agent_signals.sqlfiles import query
 
 Role = Literal["user", "assistant", "tool", "system"]
 
+# Characters PostgreSQL text cannot hold: NUL, and the surrogates that JSON can spell ("\ud800") but that
+# are not Unicode scalar values, so have no UTF-8 form (a paired "\ud83d\ude00" decodes to one character).
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE_HINT = (
+    "nothing was loaded; PostgreSQL text cannot hold NUL or unpaired surrogates: remove the character or "
+    "replace it (e.g. with U+FFFD)"
+)
+
 
 def parse_timestamp(value: object) -> datetime:
     if not isinstance(value, str):
@@ -28,7 +37,10 @@ def parse_timestamp(value: object) -> datetime:
         raise ValueError(f"{value!r} is not an ISO 8601 timestamp") from None
     if parsed.tzinfo is None:
         raise ValueError(f"{value!r} has no timezone offset (add Z or +HH:MM)")
-    return parsed
+    try:  # the same instant in UTC: PostgreSQL refuses offsets past 15:59 that ISO 8601 allows
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{value!r} is out of range") from None
 
 
 class MessageIn(BaseModel):
@@ -98,6 +110,10 @@ def parse(text: str, source: str = "<input>") -> ConversationsFile:
                 hint="nothing was loaded",
             )
         seen.add(conv.conversation_id)
+        for field in ("conversation_id", "user_id", "channel"):
+            _check_storable(
+                f"{source}: conversations[{i}].{field}", getattr(conv, field), conv.conversation_id
+            )
         ids: set[str] = set()
         for j, msg in enumerate(conv.messages):
             message_id = msg.message_id or default_message_id(j)
@@ -108,7 +124,26 @@ def parse(text: str, source: str = "<input>") -> ConversationsFile:
                     hint="nothing was loaded",
                 )
             ids.add(message_id)
+            for field in ("message_id", "content"):
+                where = f"{source}: conversations[{i}].messages[{j}].{field}"
+                _check_storable(where, getattr(msg, field), conv.conversation_id, message_id)
     return parsed
+
+
+def _check_storable(
+    where: str, text: str | None, conversation_id: str, message_id: str | None = None
+) -> None:
+    """Refuse text PostgreSQL would refuse, naming the field, the conversation and the message."""
+    found = UNSTORABLE.search(text or "")
+    if found is None:
+        return
+    char = "a NUL character" if found[0] == "\x00" else f"an unpaired surrogate U+{ord(found[0]):04X}"
+    of = (
+        f"message {message_id!r} of conversation {conversation_id!r}"
+        if message_id
+        else (f"conversation {conversation_id!r}")
+    )
+    raise LoadError(f"{where} ({of}): contains {char} at position {found.start()}", hint=UNSTORABLE_HINT)
 
 
 def default_message_id(index: int) -> str:
@@ -127,7 +162,17 @@ def read(path: Path) -> ConversationsFile:
 
 
 def store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile) -> LoadResult:
-    """Write a validated file in one transaction: new conversations, changed flags, appended messages."""
+    """Write a validated file in one transaction: new conversations, changed flags, appended messages.
+    A conversation changing owner or a stored message changing is refused, and nothing is written."""
+    try:
+        return _store(conn, settings, data)
+    except psycopg.DataError as exc:  # text that parse() let through and this server still refuses
+        raise LoadError(
+            f"PostgreSQL refused the file: {str(exc).splitlines()[0]}", hint="nothing was loaded"
+        ) from None
+
+
+def _store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile) -> LoadResult:
     with conn.transaction():
         conn.execute(query(settings, "load_staging_tables"))
         with conn.cursor().copy(
@@ -155,6 +200,16 @@ def store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile)
                 f"conversation {clash[0]!r} belongs to user {clash[1]!r} in the database but to {clash[2]!r} "
                 "in the file",
                 hint="nothing was loaded; a conversation cannot change owner",
+            )
+        differs = conn.execute(query(settings, "load_changed_messages")).fetchone()
+        if differs:
+            conversation_id, message_id, fields, count = differs
+            more = f" ({count} messages differ)" if count > 1 else ""
+            raise LoadError(
+                f"message {message_id!r} of conversation {conversation_id!r} differs from the stored one "
+                f"({', '.join(fields)}){more}; loaded messages are immutable",
+                hint="nothing was loaded; give a changed message a new message_id (a message without one is "
+                "numbered by its position: append new messages at the end of a conversation)",
             )
         new, changed = conn.execute(query(settings, "load_upsert_conversations")).fetchone()
         messages_new = conn.execute(query(settings, "load_insert_messages")).rowcount

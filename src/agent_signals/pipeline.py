@@ -53,7 +53,7 @@ class RunContext:
     pacing: Pacing
     dry_run: bool = False
     status: str = "running"
-    progress: Callable[[int, int], None] | None = None  # (users, messages) done, for progress bars
+    progress: Callable[[list[str], int], None] | None = None  # (user ids, messages) done, for progress bars
     already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
     rehearsal: Rehearsal | None = None  # a replay's (dry run only): see Rehearsal
 
@@ -98,7 +98,7 @@ class RunContext:
         return Provenance(self.run_id, self.prompt_version, self.settings.model)
 
     def summary(self) -> dict:
-        return self.stats.summary(self.run_id, self.kind, self.status)
+        return self.stats.summary(self.run_id, self.kind, self.status, self.dry_run)
 
 
 @dataclass
@@ -167,12 +167,12 @@ def stage(name: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaita
     return wrap
 
 
-_progress_listener: Callable[[int, int], None] | None = None
+_progress_listener: Callable[[list[str], int], None] | None = None
 _interrupt_listener: Callable[[int, dict | None], None] | None = None
 
 
-def on_progress(listener: Callable[[int, int], None] | None) -> None:
-    """Have runs started in this process report (users, messages) done after each shard (the CLI's
+def on_progress(listener: Callable[[list[str], int], None] | None) -> None:
+    """Have runs started in this process report (user ids, messages) done after each shard (the CLI's
     progress bar). None stops it."""
     global _progress_listener
     _progress_listener = listener
@@ -597,7 +597,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
     if ctx.progress:
-        ctx.progress(len(done), sum(len(b.messages) for b in done))
+        ctx.progress([b.user_id for b in done], sum(len(b.messages) for b in done))
 
 
 @dataclass
@@ -614,6 +614,14 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     summary = None
     for call in calls:
+        for cut in call.cut:
+            stats.actions["messages_cut"] += 1
+            stats.warnings.append(
+                f"message {cut.message.message_id} of conversation {cut.message.conversation_id} (user "
+                f"{batch.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
+                "part that fits in AGENT_SIGNALS_MAX_PROMPT_TOKENS"
+            )
+            log.warning(stats.warnings[-1])
         completion = await complete(ctx, call.prompt, "extract")
         answer = parse_extract_answer(completion.text)
         validated = validate_answer(answer, call, ctx.settings, completion.text)
@@ -735,7 +743,7 @@ async def extract_safely(
             stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
             return batch, None
         started[batch.user_id] = time.monotonic()
-        stats.users += 1
+        stats.note_user(batch.user_id)
         stats.messages += len(batch.messages)
         stats.conversations += len({m.conversation_id for m in batch.messages})
         try:

@@ -12,7 +12,9 @@ from agent_signals.sqlfiles import query
 def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: dict) -> str:
     """Counts by action and bucket, model usage, failures with reasons, the slowest users."""
     lines = [
-        f"# {summary['kind']} run `{summary['run_id']}`: {summary['status']}",
+        f"# {summary['kind']} dry run (nothing written): {summary['status']}"
+        if summary.get("dry_run")  # no row in ops.runs: no run id
+        else f"# {summary['kind']} run `{summary['run_id']}`: {summary['status']}",
         "",
         f"{summary['users']} users, {summary['conversations']} conversations, {summary['messages']} messages.",
         "",

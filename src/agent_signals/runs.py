@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from uuid import UUID
 
@@ -24,7 +24,7 @@ SLOWEST_KEPT = 5
 class RunStats:
     """Figures of one run, kept in memory and written to ops.runs after each shard and at the end."""
 
-    users: int = 0
+    users: int = 0  # distinct users attempted: a user in several shards or slices of the run counts once
     conversations: int = 0
     messages: int = 0
     actions: Counter[str] = field(default_factory=Counter)
@@ -43,9 +43,20 @@ class RunStats:
     refresh_s: float | None = None
     stage_seconds: Counter[str] = field(default_factory=Counter)  # wall time by stage (scan, process, ...)
     model_error: tuple[str, str, str] | None = None  # (kind, message, hint) of a misconfigured model
+    user_ids: set[str] = field(default_factory=set)  # the users counted in `users`
+
+    def note_user(self, user_id: str) -> None:
+        """Count a user the run attempts, once however many of its shards and slices hold them."""
+        if user_id not in self.user_ids:
+            self.user_ids.add(user_id)
+            self.users += 1
 
     def merge(self, other: RunStats) -> None:
         """Add the figures of a part of the run (a shard processed elsewhere)."""
+        unnamed = other.users - len(other.user_ids)  # users a part counted without their ids
+        for user_id in other.user_ids:
+            self.note_user(user_id)
+        self.users += unnamed
         for name in self.COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for name in self.TALLIES:
@@ -55,13 +66,17 @@ class RunStats:
         for seconds, user_id in other.slowest:
             self.note_duration(user_id, seconds)
 
-    COUNTS = ("users", "conversations", "messages", "llm_calls", "prompt_tokens", "completion_tokens",
+    # the figures a merge adds up (users: see merge, which counts each user once)
+    COUNTS = ("conversations", "messages", "llm_calls", "prompt_tokens", "completion_tokens",
               "cost_usd", "embedding_calls", "embedding_tokens", "failures")  # fmt: skip
     TALLIES = ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds")
 
     def aggregates(self) -> dict:
-        """The figures as JSON, without user ids (the slowest users and warnings stay in the process)."""
+        """The figures as JSON, with the ids of the users counted (so that a run adding up its shards counts
+        each user once); the slowest users and warnings stay in the process."""
         return {
+            "users": self.users,
+            "user_ids": sorted(self.user_ids),
             **{name: getattr(self, name) for name in self.COUNTS},
             **{name: dict(getattr(self, name)) for name in self.TALLIES},
             "model_error": self.model_error,
@@ -69,18 +84,20 @@ class RunStats:
 
     @classmethod
     def from_aggregates(cls, data: dict) -> RunStats:
-        stats = cls(**{name: data.get(name, 0) for name in cls.COUNTS})
+        stats = cls(**{name: data.get(name, 0) for name in ("users", *cls.COUNTS)})
+        stats.user_ids = set(data.get("user_ids") or ())
         for name in cls.TALLIES:
             getattr(stats, name).update(data.get(name) or {})
         stats.model_error = tuple(data["model_error"]) if data.get("model_error") else None
         return stats
 
-    def summary(self, run_id: UUID, kind: str, status: str) -> dict:
+    def summary(self, run_id: UUID, kind: str, status: str, dry_run: bool = False) -> dict:
         """What the CLI prints and the flow returns."""
         return {
             "run_id": str(run_id),
             "kind": kind,
             "status": status,
+            "dry_run": dry_run,
             "users": self.users,
             "conversations": self.conversations,
             "messages": self.messages,
@@ -106,9 +123,8 @@ class RunStats:
             heapq.heappushpop(self.slowest, (seconds, user_id))
 
     def as_params(self) -> dict:
-        params = asdict(self)
-        for internal in ("failure_reasons", "skipped_users", "slowest", "stage_seconds", "model_error"):
-            params.pop(internal)
+        internal = ("failure_reasons", "skipped_users", "slowest", "stage_seconds", "user_ids", "model_error")
+        params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in internal}
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
         params["warnings"] = Jsonb(self.warnings[-100:])

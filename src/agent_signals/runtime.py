@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from agent_signals.config import Settings
 
@@ -20,10 +21,16 @@ QUIET_OFFLINE_DEFAULTS = {
 }
 
 
+# Prefect's logging configuration, but with task runs' INFO lines kept out of the terminal (they still reach
+# Prefect's API and UI); PREFECT_LOGGING_HANDLERS_TASK_RUN_CONSOLE_LEVEL=INFO shows them again.
+PREFECT_LOGGING_CONFIG = Path(__file__).with_name("prefect_logging.yml")
+
+
 def apply_defaults(settings: Settings) -> None:
     for key, value in QUIET_OFFLINE_DEFAULTS.items():
         os.environ.setdefault(key, value)
     os.environ.setdefault("PREFECT_HOME", str(settings.data_dir / "prefect"))
+    os.environ.setdefault("PREFECT_LOGGING_SETTINGS_PATH", str(PREFECT_LOGGING_CONFIG))
 
 
 @contextmanager
