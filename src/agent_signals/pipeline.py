@@ -330,12 +330,12 @@ async def _interrupted(
             await conn.execute(query(settings, "end_run_sessions"), {"application_name": name})
             cur = await conn.execute(query(settings, "committed_by_run"), {"run_id": ctx.run_id})
             users, conversations, actions = await cur.fetchone()
-            stats = ctx.stats
-            stats.users, stats.conversations, stats.actions = users, conversations, Counter(actions)
+            # a snapshot: shards still finishing in this loop go on adding to ctx.stats while we write
+            stats = replace(ctx.stats, users=users, conversations=conversations, actions=Counter(actions))
             ctx.status = "interrupted"
             reason = f"interrupted by {signal.Signals(signum).name}"
             await runs.update_run(conn, settings, ctx.run_id, stats, ctx.status, reason)
-        summary = ctx.summary()
+        summary = stats.summary(ctx.run_id, ctx.kind, ctx.status, ctx.dry_run)
     finally:  # the database gone too: the row stays `running` and the next run marks it abandoned
         listener(signum, summary)
 
