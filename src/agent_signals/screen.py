@@ -3,8 +3,8 @@ believe about a person, so it refuses secrets and personal contact data, never w
 the agent as a "fact" (quarantined for review instead), and never re-learns its own output (a pasted
 context block, a signal quoted back).
 
-- secrets and contact data in a candidate's content: the candidate is rejected (`skipped_sensitive`);
-  in an evidence quote only: the quote is stored redacted.
+- secrets, identifiers and contact data (sensitive.py) in a candidate's content: the candidate is
+  rejected (`skipped_sensitive`); in an evidence quote only: the quote is stored redacted.
 - a candidate that reads as an instruction to the agent: quarantined (ops.quarantine), not written.
 - a candidate whose evidence is the pipeline's own text: rejected (`skipped_recall`).
 """
@@ -15,31 +15,9 @@ import re
 from dataclasses import dataclass, replace
 
 from agent_signals.extract import KnownSignal, is_pipeline_output
+from agent_signals.sensitive import redact, sensitive_kinds
 from agent_signals.text import normalize_content
 from agent_signals.validate import Proposal
-
-_SECRETS: list[tuple[str, re.Pattern[str]]] = [
-    ("email", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
-    (
-        "api_key",
-        re.compile(
-            r"\b(?:sk|pk|rk)[-_](?:live[-_]|test[-_]|proj[-_])?[A-Za-z0-9_-]{16,}|\bgh[pousr]_[A-Za-z0-9]{20,}|"
-            r"\bAKIA[0-9A-Z]{16}\b|\bxox[abposr]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{30,}|"
-            r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{5,}|"  # JWT
-            r"\b(?=[A-Za-z0-9+/_-]{32,}\b)(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9+/_-]{32,}\b"
-        ),
-    ),
-    (
-        "password",
-        re.compile(
-            r"\b(?:password|passwd|passcode|pwd|passphrase|pin|api[ _-]?key|secret|token)\b\s*(?:is|was|=|:)\s*\S+",
-            re.I,
-        ),
-    ),
-    ("phone", re.compile(r"(?<![\w/])\+?\(?\d[\d\s().-]{7,}\d(?![\w/])")),
-    ("card_number", re.compile(r"\b(?:\d[ -]?){13,19}\b")),
-]
-_PHONE_DIGITS = (9, 15)
 
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|override|bypass|jailbreak|reveal|leak|exfiltrate|system prompt|your (?:rules|"
@@ -51,52 +29,6 @@ _INSTRUCTION = re.compile(
     r"access tokens?|secrets?)",
     re.I,
 )
-
-
-def sensitive_kinds(text: str) -> list[str]:
-    """The kinds of secret or contact data found in a text."""
-    found = []
-    for kind, pattern in _SECRETS:
-        for match in pattern.finditer(text):
-            if (
-                kind == "phone"
-                and not _PHONE_DIGITS[0] <= sum(c.isdigit() for c in match[0]) <= _PHONE_DIGITS[1]
-            ):
-                continue
-            if kind == "card_number" and not _luhn(match[0]):
-                continue
-            found.append(kind)
-            break
-    return found
-
-
-def redact(text: str) -> str:
-    for kind, pattern in _SECRETS:
-
-        def hide(match: re.Match[str], kind: str = kind) -> str:
-            if (
-                kind == "phone"
-                and not _PHONE_DIGITS[0] <= sum(c.isdigit() for c in match[0]) <= _PHONE_DIGITS[1]
-            ):
-                return match[0]
-            if kind == "card_number" and not _luhn(match[0]):
-                return match[0]
-            return f"[{kind} redacted]"
-
-        text = pattern.sub(hide, text)
-    return text
-
-
-def _luhn(candidate: str) -> bool:
-    digits = [int(c) for c in candidate if c.isdigit()]
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, digit in enumerate(reversed(digits)):
-        if i % 2:
-            digit = digit * 2 - 9 if digit > 4 else digit * 2
-        total += digit
-    return total % 10 == 0
 
 
 def is_instruction(content: str) -> bool:
