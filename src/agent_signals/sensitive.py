@@ -93,14 +93,23 @@ def redact(text: str) -> str:
 
 
 def findings(text: str) -> list[Finding]:
-    """Every secret, identifier and piece of contact data in a text, with its span."""
+    """Every secret, identifier and piece of contact data in a text, with its span (none inside a
+    `[<kind> redacted]` marker: redacting twice changes nothing more)."""
     digits = sum(ch.isdigit() for ch in text)
     found = [*_credentials(text), *_stated_passwords(text), *_emails(text), *_spoken_phones(text)]
     if digits:
         found += [*_door_codes(text), *_birth_dates(text), *_addresses(text)]
     if digits >= _MIN_ID_DIGITS:
         found += [*_numbers(text), *_phones(text)]
-    return found
+    markers = [m.span() for m in _MARKER.finditer(text)]
+    return [f for f in found if not any(start <= f.start and f.end <= end for start, end in markers)]
+
+
+_MARKER = re.compile(rf"\[(?:{'|'.join(KINDS)}) redacted\]")
+# Where a number or code starts and ends: not inside a Latin word or a longer number (a CJK character
+# may touch it: "身份证号码是360426199101010071").
+_START = r"(?<![A-Za-z0-9-])"
+_END = r"(?![A-Za-z0-9-])"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -224,6 +233,8 @@ def _stated_password_pattern(owners: str, triggers: str, connectors: str) -> re.
 
 
 _STATED_PASSWORDS = tuple(_stated_password_pattern(*phrases) for phrases in words.STATED_PASSWORDS.values())
+_ARTICLE = re.compile(words.VALUE_ARTICLES, re.I)
+_ALNUM = re.compile(r"[^\W_]")  # a value has a letter or a digit (a dash is a connector, not a value)
 _PHRASE_TRIGGER = re.compile(rf"^(?:{words.PHRASE_TRIGGERS})$", re.I)
 _STRONG_CONNECTOR = re.compile(rf"^(?:{words.STRONG_CONNECTORS})$", re.I)
 _TRAILING = ".,;:!?)'\"’"  # sentence punctuation after a value is not part of it
@@ -232,7 +243,7 @@ _NOT_LATIN = re.compile(r"[^\x00-\u024f]")
 _SYMBOL_OR_DIGIT = re.compile(r"[\d\W_]")
 _DOOR_CODE = re.compile(
     rf"(?<![{_LETTER}])(?:{words.DOOR_CODE_TRIGGERS})(?![{_LETTER}])[^\n.!?。\d]{{0,25}}?"
-    r"(?P<value>(?<![\w#*])[#*]?[A-Z]?\d[\dA-Z#*]{2,9})(?![\w])",
+    rf"(?P<value>(?<![{_LETTER}\d#*])[#*]?[{_LETTER}]?\d[\d#*{_LETTER}]{{2,9}})(?![{_LETTER}\d])",
     re.I,
 )
 
@@ -242,7 +253,7 @@ def _stated_passwords(text: str) -> Iterator[Finding]:
         for match in pattern.finditer(text):
             value_group = "quoted" if match["quoted"] else "value"
             value = match[value_group] if match["quoted"] else match[value_group].rstrip(_TRAILING)
-            if not value or not _stated(match, value):
+            if not _ALNUM.search(value) or _ARTICLE.fullmatch(value) or not _stated(match, value):
                 continue
             start, end = match.start(value_group), match.start(value_group) + len(value)
             if _PHRASE_TRIGGER.match(match["trigger"]) and not match["quoted"]:
@@ -271,39 +282,47 @@ def _door_codes(text: str) -> Iterator[Finding]:
 # Card numbers, IBANs and national identification numbers: python-stdnum
 
 _MIN_ID_DIGITS = 6  # the fewest digits of any number looked for (a National Insurance number)
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,32}", re.I)
+_IBAN = re.compile(rf"{_START}[A-Z]{{2}}\d{{2}}(?:[ -]?[A-Z0-9]){{11,32}}", re.I)
 _CARD = re.compile(r"(?<![\d.,])[2-6](?:[ -]?\d){12,18}(?![\d])")
 # (format, validator): each format as people write the number, each validator checks the number's
 # own structure and check digits. The UK National Insurance number has no check digit and stdnum has
 # no module for it: its official prefix rules (HMRC NIM39110) are the pattern.
 _NATIONAL_IDS = (
-    (re.compile(r"(?<![\w-])\d{3}[- ]\d{2}[- ]\d{4}(?![\w-])"), ssn.is_valid),  # US SSN
-    (re.compile(r"(?<![\w-])\d{3}[ -]?\d{3}[ -]?\d{4}(?![\w-])"), nhs.is_valid),  # UK NHS number
+    (re.compile(_START + r"\d{3}[- ]\d{2}[- ]\d{4}" + _END), ssn.is_valid),  # US SSN
+    (re.compile(_START + r"\d{3}[ -]?\d{3}[ -]?\d{4}" + _END), nhs.is_valid),  # UK NHS number
     (
         re.compile(
-            r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",
+            _START
+            + r"(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
+            + _END,
             re.I,
         ),
         None,
     ),  # UK National Insurance number
-    (re.compile(r"\b[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}\b"), nir.is_valid),  # FR NIR
-    (re.compile(r"(?<![\w-])\d{2} ?\d{3} ?\d{3} ?\d{3}(?![\w-])"), idnr.is_valid),  # DE Steuer-IdNr
-    (re.compile(r"\b\d{8}-?[A-Z]\b", re.I), dni.is_valid),  # ES DNI
-    (re.compile(r"\b[XYZ]-?\d{7}-?[A-Z]\b", re.I), nie.is_valid),  # ES NIE
     (
-        re.compile(r"\b[A-Z]{6}[\dLMNPQRSTUV]{2}[A-Z][\dLMNPQRSTUV]{2}[A-Z][\dLMNPQRSTUV]{3}[A-Z]\b", re.I),
+        re.compile(_START + r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}" + _END),
+        nir.is_valid,
+    ),  # FR NIR
+    (re.compile(_START + r"\d{2} ?\d{3} ?\d{3} ?\d{3}" + _END), idnr.is_valid),  # DE Steuer-IdNr
+    (re.compile(_START + r"\d{8}-?[A-Z]" + _END, re.I), dni.is_valid),  # ES DNI
+    (re.compile(_START + r"[XYZ]-?\d{7}-?[A-Z]" + _END, re.I), nie.is_valid),  # ES NIE
+    (
+        re.compile(
+            _START + r"[A-Z]{6}[\dLMNPQRSTUV]{2}[A-Z][\dLMNPQRSTUV]{2}[A-Z][\dLMNPQRSTUV]{3}[A-Z]" + _END,
+            re.I,
+        ),
         codicefiscale.is_valid,
     ),  # IT
-    (re.compile(r"\b\d{8} ?\d ?[A-Z]{2}\d\b", re.I), cc.is_valid),  # PT Cartão de Cidadão
-    (re.compile(r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"), cpf.is_valid),  # BR CPF
-    (re.compile(r"\b\d{6}(?:19|20)?\d{2}\d{3}[\dX]\b", re.I), ric.is_valid),  # CN resident ID
-    (re.compile(r"(?<![\w-])\d{12}(?![\w-])"), inn.is_valid),  # RU INN of a person
+    (re.compile(_START + r"\d{8} ?\d ?[A-Z]{2}\d" + _END, re.I), cc.is_valid),  # PT Cartão de Cidadão
+    (re.compile(_START + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _END), cpf.is_valid),  # BR CPF
+    (re.compile(_START + r"\d{6}(?:19|20)?\d{2}\d{3}[\dX]" + _END, re.I), ric.is_valid),  # CN resident ID
+    (re.compile(_START + r"\d{12}" + _END), inn.is_valid),  # RU INN of a person
 )
 
 
 _ANNOUNCED_ID = re.compile(
     rf"(?<![{_LETTER}])(?:{words.NATIONAL_ID_CUES})(?![{_LETTER}])[^\n.!?。\d]{{0,20}}?"
-    r"(?P<value>(?<![\w])[A-Z]{0,3}[ -]?\d(?:[ .-]?\d){4,17}(?:[ -]?[A-Z]{1,2})?)(?![\w])",
+    rf"(?P<value>{_START}[A-Z]{{0,3}}[ -]?\d(?:[ .-]?\d){{4,17}}(?:[ -]?[A-Z]{{1,2}})?){_END}",
     re.I,
 )
 
