@@ -368,6 +368,7 @@ _MIN_SPOKEN_DIGITS = 7  # the shortest local number
 # Seven digits or more with at most a few separators between each two: the shape of any phone number.
 _PHONE_SHAPED = re.compile(r"\d(?:[\s().\-–/]{0,3}\d){6,}")
 _PHONE_CUE = re.compile(rf"(?<![{_LETTER}])(?:{words.PHONE_CUES})(?![{_LETTER}])", re.I)
+_MIN_POSSIBLE_DIGITS = 9  # a number that is only possible: the shortest national number with its code
 _CUE_REACH = 40  # characters from a cue ("my mobile is") to the number it announces
 
 
@@ -388,7 +389,7 @@ def _phones(text: str) -> Iterable[Finding]:
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.POSSIBLE):
             announced = any(0 <= match.start - cue <= _CUE_REACH for cue in cues)
             digits = sum(ch.isdigit() for ch in match.raw_string)
-            if (match.raw_string.startswith("+") or announced) and digits >= _MIN_SPOKEN_DIGITS:
+            if (match.raw_string.startswith("+") or announced) and digits >= _MIN_POSSIBLE_DIGITS:
                 spans.add((match.start, match.end))
     return (Finding("phone", start, end) for start, end in spans)
 
@@ -526,7 +527,7 @@ _ADDRESSES = (
     # "Hauptstraße 5", "Kalverstraat 12", "Berliner Straße 5"
     re.compile(
         rf"\b[A-ZÄÖÜ][\wäöüß-]*(?:{words.STREET_SUFFIXES_COMPOUND}|\s+(?:{words.STREET_WORDS_AFTER_ADJECTIVE}))"
-        rf"\s*{_NOT_YEAR}\d{{1,4}}\s?[a-z]?\b"
+        rf"\s*{_NOT_YEAR}\d{{1,4}}(?:\s?[a-z]\b)?(?![\w.,]\d)"
     ),
     # a full UK postcode, "W11 2ES" (the inward code's letters exclude C, I, K, M, O and V)
     re.compile(r"\b(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}\b"),

@@ -122,7 +122,7 @@ BIRTH_TRIGGERS = "|".join(
         # en
         r"born(?: on)?|birth ?day(?: is)?|date of birth|birth ?date|d\.?o\.?b\.?",
         # fr
-        r"n[ée]e? le|n[ée]e?|date de naissance|anniversaire",
+        r"née?(?: le)?|date de naissance|anniversaire",  # "né" with its accent: "ne" is a negation
         # de
         r"geboren(?: am)?|geb\.|geburtstag|geburtsdatum",
         # es
@@ -261,9 +261,10 @@ STREET_WORDS_NUMBER_LAST = "|".join(
 )
 # German and Dutch write the street word as the end of one compound: "Hauptstraße 5", "Kalverstraat 12";
 # also as a separate word after an adjective: "Berliner Straße 5".
-STREET_WORDS_AFTER_ADJECTIVE = r"Stra(?:ß|ss)e|Str\.|Weg|Allee|Platz|Gasse|Damm|Ufer|Straat|Laan|Weg"
+# "-platz" and "-weg" end too many common nouns ("Arbeitsplatz 2 Tage"): they count only as words.
+STREET_WORDS_AFTER_ADJECTIVE = r"Stra(?:ß|ss)e|Str\.|Weg|Allee|Platz|Gasse|Damm|Ufer|Straat|Laan"
 STREET_SUFFIXES_COMPOUND = (
-    r"stra(?:ß|ss)e|str\.|gasse|platz|allee|weg|damm|ufer|straat|laan|gracht|plein|kade|singel|steeg"
+    r"stra(?:ß|ss)e|str\.|gasse|allee|damm|ufer|straat|laan|gracht|plein|kade|singel|steeg"
 )
 # Chinese and Japanese: "南京路123号", "1丁目2番3号".
 CJK_STREET = r"路|街|大道|巷|弄|胡同"
