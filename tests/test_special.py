@@ -183,6 +183,7 @@ def test_every_language_has_a_table_for_every_category_and_a_case_here():
 def test_each_statement_is_flagged_and_redacted(category, text):
     assert category in special_categories(text)
     assert category in special_categories(text.upper())  # casing does not matter
+    assert category in special_categories("\u200b".join(text))  # nor invisible characters
     redacted = redact_special(text)
     assert f"[{category} redacted]" in redacted and special_categories(redacted) == []
 

@@ -64,9 +64,11 @@ class _Matchers:
 
 
 def fold(text: str, *, strip_accents: bool = False) -> str:
-    """The form the table is matched on: NFKC, casefolded, typographic apostrophes straightened, "ё" as "е",
-    whitespace collapsed; with `strip_accents`, combining marks removed as well ("diabète" -> "diabete")."""
-    text = _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold().translate(_FOLD)).strip()
+    """The form the table is matched on: NFKC, invisible format characters (zero-width, bidi, tags) dropped,
+    casefolded, typographic apostrophes straightened, "ё" as "е", whitespace collapsed; with `strip_accents`,
+    combining marks removed as well ("diabète" -> "diabete")."""
+    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    text = _SPACE.sub(" ", text.casefold().translate(_FOLD)).strip()
     if strip_accents:
         text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
         text = unicodedata.normalize("NFC", text)
