@@ -101,6 +101,13 @@ class Settings(BaseSettings):
     summaries: bool = Field(
         default=True, description="Rebuild per-user summaries (one model call per changed user)."
     )
+    special_categories: Literal["skip", "keep"] = Field(
+        default="skip",
+        description="Inferred candidates stating a special category of personal data (GDPR Art. 9: health, "
+        "religion, sexual orientation, ...; criminal records, Art. 10): `skip` (not written, counted as "
+        "skipped_special, such clauses redacted from evidence quotes) or `keep` (written as any other fact: "
+        "only for a deployment with a lawful basis to process them). The user's own signals may hold anything.",
+    )
     max_run_tokens: int | None = Field(
         default=None,
         ge=1,

@@ -32,6 +32,7 @@ from agent_signals.prompts import CoreLine, render_reconcile
 from agent_signals.reconcile import Decide
 from agent_signals.screen import screen, sensitive_kinds
 from agent_signals.source import Pending, Window, load_batches, pending_users
+from agent_signals.special import special_categories
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal, validate_answer
 
@@ -629,12 +630,15 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
             stats.actions["skipped"] += validated.skips
         proposals.extend(validated.proposals)
         summary = answer.summary
-    screened = screen(proposals, batch.known)
+    keep_special = ctx.settings.special_categories == "keep"
+    screened = screen(proposals, batch.known, keep_special=keep_special)
     stats.actions.update(screened.rejected)
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
     # candidate passed screening, and nothing sensitive in it (apply checks the rest)
     clean = len(calls) == 1 and not screened.rejected and not screened.quarantine and ctx.settings.summaries
-    if not clean or (summary and sensitive_kinds(summary)):
+    if not clean or (
+        summary and (sensitive_kinds(summary) or (not keep_special and special_categories(summary)))
+    ):
         summary = None
     return Extracted(screened.keep, screened.quarantine, summary)
 

@@ -5,6 +5,9 @@ context block, a signal quoted back).
 
 - secrets, identifiers and contact data (sensitive.py) in a candidate's content: the candidate is
   rejected (`skipped_sensitive`); in an evidence quote only: the quote is stored redacted.
+- a special category of personal data (special.py) in a candidate's content: rejected (`skipped_special`);
+  in an evidence quote: the clause stating it is stored redacted. Unless the deployment keeps them
+  (AGENT_SIGNALS_SPECIAL_CATEGORIES=keep).
 - a candidate that reads as an instruction to the agent: quarantined (ops.quarantine), not written.
 - a candidate whose evidence is the pipeline's own text: rejected (`skipped_recall`).
 """
@@ -16,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from agent_signals.extract import KnownSignal, is_pipeline_output
 from agent_signals.sensitive import redact, sensitive_kinds
+from agent_signals.special import redact_special, special_categories
 from agent_signals.text import normalize_content
 from agent_signals.validate import Proposal
 
@@ -43,13 +47,17 @@ class Screened:
     rejected: dict[str, int]  # reason -> candidates
 
 
-def screen(proposals: list[Proposal], known: list[KnownSignal]) -> Screened:
-    """Sort validated candidates into written, quarantined and rejected."""
+def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> Screened:
+    """Sort validated candidates into written, quarantined and rejected; `keep_special` is
+    AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
     known_texts = {s.normalized for s in known}
     result = Screened([], [], {})
     for proposal in proposals:
         if sensitive_kinds(proposal.content):
             result.rejected["skipped_sensitive"] = result.rejected.get("skipped_sensitive", 0) + 1
+            continue
+        if not keep_special and special_categories(proposal.content):
+            result.rejected["skipped_special"] = result.rejected.get("skipped_special", 0) + 1
             continue
         if any(
             is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
@@ -59,7 +67,10 @@ def screen(proposals: list[Proposal], known: list[KnownSignal]) -> Screened:
         if is_instruction(proposal.content):
             result.quarantine.append((proposal, "reads as an instruction to the agent"))
             continue
-        cites = tuple(replace(c, quote=redact(c.quote)) for c in proposal.evidence)
+        cites = tuple(
+            replace(c, quote=redact(c.quote) if keep_special else redact_special(redact(c.quote)))
+            for c in proposal.evidence
+        )
         result.keep.append(replace(proposal, evidence=cites) if cites != proposal.evidence else proposal)
     return result
 

@@ -1,0 +1,330 @@
+"""Special categories of personal data (GDPR Art. 9, criminal records Art. 10): detected in nine languages,
+first person as users write and third person as a model writes signals; accommodations and lookalikes pass;
+redaction keeps the rest of a sentence; with the default setting the pipeline writes none of them (whatever
+the model answers), counts them as skipped_special and redacts them from evidence quotes; with
+AGENT_SIGNALS_SPECIAL_CATEGORIES=keep it writes them; the user's own signals may hold anything."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import tomllib
+from datetime import UTC, datetime
+
+import pytest
+
+from agent_signals import user_paths
+from agent_signals.config import DEFAULT_KINDS
+from agent_signals.extract import SourceMessage
+from agent_signals.offline.rules import Message, extract
+from agent_signals.screen import screen
+from agent_signals.special import CATEGORIES, TABLE, redact_special, special_categories
+from agent_signals.text import normalize_content
+from agent_signals.validate import Cite, Proposal
+from flows.extract import extract_signals
+from tests.builders import conversation, load_conversations
+
+# (language, category) -> statements, first person and as a signal
+STATED = {
+    ("en", "health"): ["I have type 2 diabetes", "Has type 2 diabetes", "Is pregnant", "I'm 7 months pregnant",
+                       "Has dyslexia", "Is deaf", "Has ADHD", "Takes antidepressants", "Is on the autism spectrum",
+                       "I was diagnosed with depression last year", "Uses a wheelchair", "Is a recovering alcoholic",
+                       "Sees a therapist every week", "Is HIV positive", "Is allergic to peanuts", "Has epilepsy",
+                       "Lives with Crohn's disease", "Uses hearing aids", "I have PTSD from my time in the army"],
+    ("en", "religion"): ["I'm a practicing Muslim", "Is a devout Catholic", "Is Jewish", "Is an atheist",
+                         "Goes to church every Sunday", "Keeps kosher", "Fasts during Ramadan", "Practicing Buddhist",
+                         "I pray five times a day", "Is a Jehovah's Witness", "I'm not very religious"],
+    ("en", "political_opinion"): ["Is a member of the Labour Party", "Votes Republican", "I'm a lifelong Democrat",
+                                  "Is a socialist", "Supports the Green Party", "Is politically conservative",
+                                  "Is pro-choice", "Voted Leave in the Brexit referendum", "I'm a Tory"],
+    ("en", "trade_union"): ["Is a union member", "Belongs to a trade union", "I'm the union rep at my plant",
+                            "Is a member of the teachers' union", "Pays union dues", "I'm a Teamster"],
+    ("en", "criminal_record"): ["Has a criminal record", "Was convicted of fraud in 2015", "Served time in prison",
+                                "Is on parole", "I'm an ex-con", "Was arrested for shoplifting",
+                                "I'm a convicted felon", "Is a registered sex offender"],
+    ("en", "sexuality"): ["Is gay", "I'm bisexual", "Is a lesbian", "Is in a same-sex relationship",
+                          "Came out as gay last year", "Is polyamorous", "I'm straight.", "I'm queer"],
+    ("en", "gender_identity"): ["Is transgender", "Identifies as non-binary", "Is a trans woman", "I'm a trans man",
+                                "Is transitioning to female", "I'm genderfluid", "Is intersex"],
+    ("en", "ethnic_origin"): ["Is of Nigerian descent", "Is Black", "I'm half Korean", "Is Hispanic",
+                              "Is Korean-American", "Is mixed race", "My ethnicity is Punjabi", "I'm Latina"],
+    ("en", "genetic"): ["Carries the BRCA1 gene", "Had genetic testing for Huntington's", "Has the APOE4 gene",
+                        "I'm a carrier of cystic fibrosis", "Shared my 23andMe results"],
+    ("en", "biometric"): ["Uses a fingerprint to unlock their laptop", "Uses Face ID to sign in",
+                          "Unlocks the phone with their face", "My fingerprint hash is stored at work"],
+    ("fr", "health"): ["Je suis enceinte", "J'ai le diabète de type 2", "Il est diabétique", "Je suis sourd",
+                       "Je souffre de dépression", "Je suis en fauteuil roulant"],
+    ("fr", "religion"): ["Je suis musulman", "Je suis catholique pratiquant", "Je vais à la messe tous les dimanches",
+                         "Je suis athée"],
+    ("fr", "political_opinion"): ["Je suis membre du Parti socialiste", "Je vote pour le RN", "Je suis de gauche"],
+    ("fr", "trade_union"): ["Je suis syndiqué à la CGT", "Elle est déléguée du syndicat"],
+    ("fr", "criminal_record"): ["J'ai un casier judiciaire", "J'ai fait de la prison", "J'ai été condamné pour vol"],
+    ("fr", "sexuality"): ["Je suis gay", "Je suis lesbienne", "Je suis bisexuelle"],
+    ("fr", "gender_identity"): ["Je suis transgenre", "Je suis non-binaire"],
+    ("fr", "ethnic_origin"): ["Je suis d'origine algérienne"],
+    ("fr", "genetic"): ["J'ai fait un test génétique"],
+    ("fr", "biometric"): ["J'utilise mon empreinte digitale pour déverrouiller"],
+    ("de", "health"): ["Ich bin schwanger", "Ich habe Diabetes", "Ich habe Krebs", "Ich bin gehörlos", "Ich habe ADHS",
+                       "Ich leide an Depressionen", "Ich sitze im Rollstuhl"],
+    ("de", "religion"): ["Ich bin Muslim", "Ich bin katholisch", "Ich bin Christ", "Ich bin Atheist",
+                         "Ich gehe jeden Sonntag in die Kirche"],
+    ("de", "political_opinion"): ["Ich bin Mitglied der SPD", "Ich wähle die Grünen", "Ich bin AfD-Wähler"],
+    ("de", "trade_union"): ["Ich bin Gewerkschaftsmitglied", "Ich bin bei Verdi"],
+    ("de", "criminal_record"): ["Ich bin vorbestraft", "Ich war im Gefängnis", "Ich wurde wegen Betrugs verurteilt"],
+    ("de", "sexuality"): ["Ich bin schwul", "Ich bin lesbisch", "Ich bin bisexuell"],
+    ("de", "gender_identity"): ["Ich bin trans", "Ich bin nicht-binär"],
+    ("de", "ethnic_origin"): ["Ich habe einen Migrationshintergrund", "Ich bin türkischer Abstammung"],
+    ("de", "genetic"): ["Ich habe einen Gentest gemacht"],
+    ("de", "biometric"): ["Ich entsperre mein Handy mit Fingerabdruck"],
+    ("es", "health"): ["Estoy embarazada", "Tengo diabetes tipo 2", "Soy sordo", "Tengo cáncer", "Tengo depresión"],
+    ("es", "religion"): ["Soy musulmán", "Soy católica practicante", "Voy a misa cada domingo", "Soy judío"],
+    ("es", "political_opinion"): ["Soy militante del PSOE", "Voto a Vox", "Soy de izquierdas"],
+    ("es", "trade_union"): ["Estoy afiliado a CCOO", "Soy miembro del sindicato"],
+    ("es", "criminal_record"): ["Tengo antecedentes penales", "Estuve en la cárcel", "Fui condenado por robo"],
+    ("es", "sexuality"): ["Soy gay", "Soy lesbiana", "Soy bisexual"],
+    ("es", "gender_identity"): ["Soy una mujer trans", "Soy no binario"],
+    ("es", "ethnic_origin"): ["Soy de origen marroquí"],
+    ("es", "genetic"): ["Me hice una prueba genética"],
+    ("es", "biometric"): ["Uso mi huella dactilar para desbloquear el móvil"],
+    ("it", "health"): ["Sono incinta", "Ho il diabete", "Sono sordo", "Ho un tumore", "Soffro di depressione"],
+    ("it", "religion"): ["Sono musulmano", "Sono cattolico praticante", "Vado a messa ogni domenica", "Sono ebreo"],
+    ("it", "political_opinion"): ["Sono iscritto al Partito Democratico", "Voto per la Lega", "Sono di sinistra"],
+    ("it", "trade_union"): ["Sono iscritto alla CGIL", "Sono iscritto al sindacato"],
+    ("it", "criminal_record"): ["Ho precedenti penali", "Sono stato in carcere"],
+    ("it", "sexuality"): ["Sono gay", "Sono lesbica", "Sono bisessuale"],
+    ("it", "gender_identity"): ["Sono una donna trans", "Sono non binario"],
+    ("it", "ethnic_origin"): ["Sono di origini marocchine"],
+    ("it", "genetic"): ["Ho fatto un test genetico"],
+    ("it", "biometric"): ["Uso le impronte digitali per sbloccare il telefono"],
+    ("pt", "health"): ["Estou grávida", "Tenho diabetes", "Sou surdo", "Tenho câncer", "Tenho depressão"],
+    ("pt", "religion"): ["Sou muçulmano", "Sou católica praticante", "Vou à missa todos os domingos", "Sou judeu"],
+    ("pt", "political_opinion"): ["Sou filiado ao PT", "Votei no Bolsonaro", "Sou de esquerda"],
+    ("pt", "trade_union"): ["Sou sindicalizado"],
+    ("pt", "criminal_record"): ["Tenho antecedentes criminais", "Estive preso", "Fui condenado por roubo"],
+    ("pt", "sexuality"): ["Sou gay", "Sou lésbica", "Sou bissexual"],
+    ("pt", "gender_identity"): ["Sou uma mulher trans", "Sou não binário"],
+    ("pt", "ethnic_origin"): ["Sou de origem angolana"],
+    ("pt", "genetic"): ["Fiz um teste genético"],
+    ("pt", "biometric"): ["Uso a impressão digital para desbloquear o telemóvel"],
+    ("ru", "health"): ["Я беременна", "У меня диабет", "У меня рак", "Я глухой", "У меня депрессия", "Я инвалид"],
+    ("ru", "religion"): ["Я мусульманин", "Я православный", "Хожу в церковь каждое воскресенье", "Я атеист"],
+    ("ru", "political_opinion"): ["Я член партии Единая Россия", "Я голосую за КПРФ", "Я коммунист"],
+    ("ru", "trade_union"): ["я член профсоюза"],
+    ("ru", "criminal_record"): ["У меня есть судимость", "Я сидел в тюрьме", "Меня арестовали в прошлом году"],
+    ("ru", "sexuality"): ["Я гей", "Я лесбиянка", "Я бисексуалка"],
+    ("ru", "gender_identity"): ["Я трансгендер", "Я небинарный человек"],
+    ("ru", "ethnic_origin"): ["Я татарин", "По национальности я чеченка"],
+    ("ru", "genetic"): ["Я сделал генетический тест"],
+    ("ru", "biometric"): ["Я разблокирую телефон по отпечатку пальца"],
+    ("zh", "health"): ["我怀孕了", "我有糖尿病", "我有抑郁症", "我是聋人", "我坐轮椅", "我得了癌症"],
+    ("zh", "religion"): ["我是穆斯林", "我是基督徒", "我信佛", "我是佛教徒"],
+    ("zh", "political_opinion"): ["我是共产党员", "我支持民主党"],
+    ("zh", "trade_union"): ["我是工会会员"],
+    ("zh", "criminal_record"): ["我有犯罪记录", "我坐过牢", "我有前科"],
+    ("zh", "sexuality"): ["我是同性恋", "我是双性恋", "我是gay"],
+    ("zh", "gender_identity"): ["我是跨性别者"],
+    ("zh", "ethnic_origin"): ["我是维吾尔族"],
+    ("zh", "genetic"): ["我做过基因检测"],
+    ("zh", "biometric"): ["我用指纹解锁手机"],
+    ("ja", "health"): ["妊娠しています", "糖尿病です", "うつ病です", "耳が聞こえません", "私は障害者です", "ADHDです"],
+    ("ja", "religion"): ["私はイスラム教徒です", "クリスチャンです", "毎週教会に通っています", "仏教徒です"],
+    ("ja", "political_opinion"): ["自民党の党員です", "共産党を支持しています"],
+    ("ja", "trade_union"): ["労働組合に入っています"],
+    ("ja", "criminal_record"): ["前科があります", "逮捕されたことがあります", "刑務所に入っていました"],
+    ("ja", "sexuality"): ["私はゲイです", "レズビアンです", "バイセクシュアルです"],
+    ("ja", "gender_identity"): ["トランスジェンダーです", "ノンバイナリーです"],
+    ("ja", "ethnic_origin"): ["在日韓国人です"],
+    ("ja", "genetic"): ["遺伝子検査を受けました"],
+    ("ja", "biometric"): ["指紋でスマホのロックを解除しています"],
+}  # fmt: skip
+
+# what must pass: accommodations without their condition, jobs, holidays and words that only look the part
+ORDINARY = [
+    "Prefers short sentences", "Wants captions on videos", "Prefers bullet points over paragraphs",
+    "Likes large fonts in documents", "Prefers written instructions to phone calls", "Needs step-by-step instructions",
+    "Works as a doctor", "Is a nurse at the children's hospital", "Is a pharmacist", "Is a police officer",
+    "Works as a prison guard", "Is a physical therapist", "Works in cancer research", "Is an oncologist",
+    "Celebrates Christmas with family", "Threw a birthday party for their son", "Went to a party last weekend",
+    "Lives near Union Station", "Follows European Union politics", "Is a member of the European Union debate club",
+    "Got married in a church", "Is vegan", "Runs marathons", "Is proud of their kids", "Takes pride in their work",
+    "Watches Queer Eye", "Drinks black coffee", "Has a black belt in karate", "Is conservative with money",
+    "Loves Mexican food", "Is French", "Lives in Japan", "Was born in Nigeria", "Enjoys gospel music",
+    "Has a strong track record in sales", "Is a criminal defense lawyer", "Writes crime novels",
+    "Is a big believer in exercise", "Had a blind date last week", "Transitioned from marketing to data engineering",
+    "Is straight to the point", "Builds credit union software", "Is a member of the party planning committee",
+    "Plays left wing in hockey", "Is a Cancer (zodiac)", "I grew up during the Great Depression.",
+    "High in cholesterol though.", "Yes they are black, white and brown.", "I think any dance is spiritual.",
+    "Owns the billing service", "Prefers British spelling", "Je suis parti tôt", "Ich weiß es nicht",
+    "Heute ist es schwül", "Vamos al partido de fútbol", "Mi piace la pizza", "Trabalho como enfermeira",
+    "Я работаю врачом", "我是医生", "私は看護師です", "頑張ります", "エレガントなデザインが好き", "我的男同事很好",
+]  # fmt: skip
+
+
+@pytest.mark.unit
+def test_every_language_has_a_table_for_every_category_and_a_case_here():
+    table = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    assert len(table) >= 8
+    for language, spec in table.items():
+        assert set(spec["categories"]) == set(CATEGORIES), language
+        for patterns in spec["categories"].values():
+            for pattern in patterns:
+                # matched on casefolded text: an upper-case letter (bar \W, \S, \D) could never match
+                assert re.sub(r"\\[A-Z]", "", pattern) == re.sub(r"\\[A-Z]", "", pattern).casefold(), pattern
+        assert all((language, category) in STATED for category in CATEGORIES), language
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("category", "text"),
+    [(c, t) for (_lang, c), texts in STATED.items() for t in texts],
+    ids=lambda v: v[:40],
+)
+def test_each_statement_is_flagged_and_redacted(category, text):
+    assert category in special_categories(text)
+    assert category in special_categories(text.upper())  # casing does not matter
+    assert category in special_categories("\u200b".join(text))  # nor invisible characters
+    redacted = redact_special(text)
+    assert f"[{category} redacted]" in redacted and special_categories(redacted) == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ORDINARY)
+def test_accommodations_jobs_and_lookalikes_pass(text):
+    assert special_categories(text) == []
+    assert redact_special(text) == text
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "I have type 2 diabetes so I keep snacks at my desk",
+            "[health redacted] so I keep snacks at my desk",
+        ),
+        (
+            "I'm dyslexic, so please keep sentences short.",
+            "[health redacted], so please keep sentences short.",
+        ),
+        (
+            "I work in Lyon. Je suis enceinte. Call me after 5.",
+            "I work in Lyon. [health redacted]. Call me after 5.",
+        ),
+        ("I'm half Korean and half Irish.", "[ethnic_origin redacted] and [ethnic_origin redacted]."),
+        ("Is of Korean and Irish descent.", "[ethnic_origin redacted]."),  # across clauses: the sentence goes
+        ("我是穆斯林。我喜欢编程。", "[religion redacted]。我喜欢编程。"),
+        ("Prefers short sentences", "Prefers short sentences"),
+    ],
+)
+def test_redaction_keeps_what_states_no_category(text, redacted):
+    assert redact_special(text) == redacted
+
+
+def proposal(content: str, quote: str) -> Proposal:
+    message = SourceMessage("c1", "1", quote, datetime.now(UTC))
+    return Proposal(
+        "create", content, normalize_content(content), "contextual", "personal", (Cite(message, quote),)
+    )
+
+
+MESSAGE = "I have type 2 diabetes so I keep snacks at my desk"
+
+
+@pytest.mark.unit
+def test_screen_skips_a_special_category_and_redacts_it_from_quotes_unless_the_deployment_keeps_them():
+    candidates = [proposal("Has type 2 diabetes", MESSAGE), proposal("Keeps snacks at their desk", MESSAGE)]
+    skipped = screen(candidates, [], keep_special=False)
+    assert skipped.rejected == {"skipped_special": 1}
+    assert [(p.content, p.evidence[0].quote) for p in skipped.keep] == [
+        ("Keeps snacks at their desk", "[health redacted] so I keep snacks at my desk")
+    ]
+    kept = screen(candidates, [], keep_special=True)
+    assert kept.rejected == {} and [p.evidence[0].quote for p in kept.keep] == [MESSAGE, MESSAGE]
+
+
+# English statements the offline model (a demo and the tests' default model) turns into signals
+OFFLINE_STATED = [
+    "I am pregnant with my second child", "I am a Muslim and pray five times a day", "I have a criminal record",
+    "I use my fingerprint to unlock everything", "I am transgender", "I vote Republican", "I am a union member",
+    "I have dyslexia", "I am deaf", "I have ADHD", "I am Catholic", "I have depression", "I take antidepressants",
+    "I am Jewish", "I have epilepsy", "I am an atheist", "I am autistic", "I am a lesbian", "I am non-binary",
+    "I support the Green Party", "I have cancer", "I carry the BRCA1 gene", "I'm a trade union rep",
+    "I go to church every Sunday", "I'm a recovering alcoholic", "I have a disability",
+]  # fmt: skip
+
+
+@pytest.mark.unit
+def test_what_the_offline_model_makes_of_special_category_statements_is_flagged():
+    contents = [
+        a["content"] for text in OFFLINE_STATED for a in extract([Message("m1", text)], [], DEFAULT_KINDS)
+    ]
+    assert len(contents) >= 20  # the model does write them: the screen has to stop them
+    assert [c for c in contents if not special_categories(c)] == []
+
+
+def run() -> dict:
+    return asyncio.run(extract_signals(kind="manual"))
+
+
+def stored(conn, user: str) -> str:
+    rows = conn.execute(
+        "select s.content, e.quote, ev.after::text from signals.signals s "
+        "left join signals.evidence e using (signal_id) left join signals.events ev using (signal_id) "
+        "where s.user_id = %s",
+        [user],
+    ).fetchall()
+    return " ".join(str(value) for row in rows for value in row)
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+@pytest.mark.parametrize("setting", ["skip", "keep"])
+def test_a_special_category_is_not_stored_unless_the_deployment_keeps_them(
+    conn, settings, scripted, monkeypatch, setting
+):
+    if setting == "keep":
+        monkeypatch.setenv("AGENT_SIGNALS_SPECIAL_CATEGORIES", "keep")
+    create = {"action": "create", "tier": "contextual", "kind": "personal"}
+    scripted.script = lambda p: json.dumps({"actions": [
+        {**create, "content": "Has type 2 diabetes", "evidence": [{"message": "m1", "quote": MESSAGE}]},
+        {**create, "content": "Keeps snacks at their desk", "evidence": [{"message": "m1", "quote": MESSAGE}]},
+    ]})  # fmt: skip
+    user_paths.add_signal(conn, settings, "dee", "Has coeliac disease", "personal")  # the user's own: kept
+    load_conversations(conn, settings, conversation("d1", "dee", [("user", MESSAGE)]))
+    summary = run()
+    signals = dict(
+        conn.execute("select content, origin from signals.signals where user_id = 'dee'").fetchall()
+    )
+    (ledger,) = conn.execute("select actions from ops.runs where run_id = %s", [summary["run_id"]]).fetchone()
+    quotes = {r[0] for r in conn.execute("select quote from signals.evidence")}
+    if setting == "skip":
+        assert signals == {"Keeps snacks at their desk": "inferred", "Has coeliac disease": "manual"}
+        assert summary["actions"]["skipped_special"] == 1 and ledger["skipped_special"] == 1
+        assert quotes == {"[health redacted] so I keep snacks at my desk"}
+        assert "diabetes" not in stored(conn, "dee")
+    else:
+        assert signals == {
+            "Has type 2 diabetes": "inferred",
+            "Keeps snacks at their desk": "inferred",
+            "Has coeliac disease": "manual",
+        }
+        assert "skipped_special" not in summary["actions"] and "skipped_special" not in ledger
+        assert quotes == {MESSAGE}
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_offline_model_stores_no_special_category(conn, settings, scripted):
+    benign = ["I work as a data engineer on the payments team.", "Please keep answers short."]
+    load_conversations(
+        conn, settings, conversation("o1", "ola", [("user", t) for t in [*OFFLINE_STATED, *benign]])
+    )
+    summary = run()  # the scripted fixture answers as the offline model does
+    contents = {r[0] for r in conn.execute("select content from signals.signals where user_id = 'ola'")}
+    assert contents and all(not special_categories(c) for c in contents)
+    assert "Works as a data engineer on the payments team" in contents
+    assert summary["actions"]["skipped_special"] >= 20
+    assert all(not special_categories(r[0]) for r in conn.execute("select quote from signals.evidence"))
