@@ -84,6 +84,6 @@ def validate_answer(answer: ExtractAnswer, call: Call, settings: Settings, raw: 
 
 
 def cited_span(quote: str, message: SourceMessage) -> str | None:
-    """The span of the message's (cleaned) text that a quote cites, the quote read as the prompt showed
-    it (fenced) and cleaned like the message."""
-    return find_span(clean(unfence(quote)), message.content)
+    """The span of the message's (cleaned) text that a quote cites: the quote as the prompt showed it
+    (fenced), or else as the model may have written it back unescaped; cleaned like the message."""
+    return find_span(clean(unfence(quote)), message.content) or find_span(clean(quote), message.content)
