@@ -319,6 +319,72 @@ def test_a_deleted_signal_is_a_tombstone_for_its_text_and_near_duplicates(conn, 
     assert statuses(conn, "ha") == {"Prefers answers without emojis": "deleted/core"}
 
 
+# Per user: a fact that gets deleted, an unrelated one kept, an unrelated one learned after the delete, and a
+# restatement of the deleted fact (the same text, or in English a paraphrase), as message text -> signal.
+SCRIPTS = {
+    "zh": {
+        "住在上海": "住在上海",  # lives in Shanghai
+        "是一名数据工程师": "是一名数据工程师",  # is a data engineer
+        "喜欢简短的回答": "喜欢简短的回答",  # likes short answers
+        "我住在上海": "住在上海",
+    },
+    "ru": {
+        "Живу в Москве": "Живёт в Москве",
+        "Работаю инженером данных": "Работает инженером данных",
+        "Люблю короткие ответы": "Предпочитает короткие ответы",
+        "Я живу в Москве": "Живёт в Москве",
+    },
+    "en": {
+        "no emojis please": "Prefers answers without emojis",
+        "I own the billing ledger": "Owns the billing ledger",
+        "I live in Porto": "Lives in Porto",
+        "no emojis at all, please": "Prefers answers without any emojis",
+    },
+}
+
+
+def test_unrelated_facts_in_any_script_stay_apart_and_a_tombstone_blocks_only_its_own(
+    conn, settings, scripted
+):
+    def states_each_message(prompt):
+        messages, _known, _kinds = parse_extract_prompt(prompt)
+        facts = {text: content for script in SCRIPTS.values() for text, content in script.items()}
+        return json.dumps({"actions": [
+            create(facts[m.text], m.handle, m.text, kind="personal", tier="contextual") for m in messages
+        ]})  # fmt: skip
+
+    scripted.script = states_each_message
+    for user, script in SCRIPTS.items():
+        deleted, kept, _later, _again = script
+        load_conversations(
+            conn, settings, conversation(f"{user}-1", user, [("user", deleted), ("user", kept)])
+        )
+    assert run()["actions"] == {"created": 6}
+    for user, script in SCRIPTS.items():
+        assert set(statuses(conn, user).values()) == {"active/contextual"} and len(statuses(conn, user)) == 2
+        signal_id = conn.execute(
+            "select signal_id from signals.signals where user_id = %s and content = %s",
+            [user, script[next(iter(script))]],
+        ).fetchone()[0]
+        user_paths.delete_signal(conn, settings, user, signal_id)
+
+    for user, script in SCRIPTS.items():
+        _deleted, _kept, later, again = script
+        load_conversations(
+            conn,
+            settings,
+            conversation(f"{user}-2", user, [("user", later), ("user", again)], start=T0 + timedelta(days=1)),
+        )
+    assert run()["actions"] == {"created": 3, "skipped_tombstone": 3}
+    for user, script in SCRIPTS.items():
+        deleted, kept, later, _again = (script[text] for text in script)
+        assert statuses(conn, user) == {
+            deleted: "deleted/contextual",
+            kept: "active/contextual",
+            later: "active/contextual",
+        }
+
+
 def test_three_phrasings_of_one_preference_end_as_one_signal_with_three_mentions(conn, settings, scripted):
     answers = iter([
         create("Prefers short answers", "m1", "short answers please", kind="communication"),

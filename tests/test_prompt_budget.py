@@ -57,8 +57,8 @@ def test_no_prompt_exceeds_the_budget_and_a_cut_message_is_recorded_and_still_re
     assert "reliability engineer" in learned["hana"].lower()
     assert "payments" in learned["milo"].lower() and "short answers" in learned["milo"].lower()
     assert "product designer" in learned["nora"].lower()
-    assert conn.execute(  # the quotes of a cut message are quotes of the stored text
-        "select bool_and(strpos(m.content, e.quote) > 0) from signals.evidence e "
+    assert conn.execute(  # the quotes of a cut message are quotes of the stored text (cleaned)
+        "select bool_and(strpos(signals.clean_text(m.content), e.quote) > 0) from signals.evidence e "
         "join source.messages m using (conversation_id, message_id)"
     ).fetchone() == (True,)
 

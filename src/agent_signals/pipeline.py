@@ -614,6 +614,9 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     proposals: list[Proposal] = []
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     summary = None
+    hidden = sum(1 for m in batch.messages if m.hidden)
+    if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
+        stats.actions["messages_hidden_text"] += hidden
     for call in calls:
         for cut in call.cut:
             stats.actions["messages_cut"] += 1

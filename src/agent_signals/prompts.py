@@ -17,18 +17,23 @@ from jinja2.sandbox import SandboxedEnvironment
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 
-_FENCE_CHARS = re.compile(r"[<>]")
+_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_UNESCAPES = {v: k for k, v in _ESCAPES.items()}
+_FENCE_CHARS = re.compile(r"[&<>]")
+_ESCAPED = re.compile(r"&(?:amp|lt|gt);")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def fence(text: str) -> str:
-    """Make text safe inside a tag fence: it can never open or close a tag, whatever it contains."""
-    return _FENCE_CHARS.sub(lambda m: "&lt;" if m[0] == "<" else "&gt;", _CONTROL.sub(" ", str(text)))
+    """Make text safe inside a tag fence: it can never open or close a tag, whatever it contains, and a
+    typed `&lt;` stays distinct from an escaped `<` (`&` is escaped too, as in XML)."""
+    return _FENCE_CHARS.sub(lambda m: _ESCAPES[m[0]], _CONTROL.sub(" ", str(text)))
 
 
 def unfence(text: str) -> str:
-    """The inverse of fence() for what a model quotes back (control characters stay replaced)."""
-    return text.replace("&lt;", "<").replace("&gt;", ">")
+    """The exact inverse of fence() (control characters stay replaced), in one pass so that `&amp;lt;`
+    becomes `&lt;`, never `<`; for what a model quotes back from a prompt."""
+    return _ESCAPED.sub(lambda m: _UNESCAPES[m[0]], text)
 
 
 def one_line(text: str) -> str:

@@ -53,14 +53,15 @@ async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, windo
 async def load_batches(
     conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str], window: Window
 ) -> list[UserBatch]:
-    """One batch per user of the shard: their user-role messages in the window and their active signals."""
+    """One batch per user of the shard: their user-role messages in the window (cleaned: text.clean) and
+    their active signals."""
     batches = {user_id: UserBatch(user_id) for user_id in user_ids}
     cur = conn.cursor(row_factory=dict_row)
     params = {"user_ids": user_ids, **window.params, **settings.decay_params(window.until)}
     await cur.execute(query(settings, "load_pending_messages"), params)
     async for row in cur:
         batches[row["user_id"]].messages.append(
-            SourceMessage(
+            SourceMessage.read(
                 row["conversation_id"], row["message_id"], row["content"], row["created_at"], row["stale"]
             )
         )

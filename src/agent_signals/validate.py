@@ -9,7 +9,7 @@ from agent_signals.answers import Create, ExtractAnswer, InvalidAnswer, Update
 from agent_signals.config import Settings
 from agent_signals.extract import Call, KnownSignal, SourceMessage
 from agent_signals.prompts import unfence
-from agent_signals.text import find_span, normalize_content
+from agent_signals.text import clean, find_span, normalize_content
 
 MAX_CONTENT_CHARS = 200
 
@@ -52,7 +52,7 @@ def validate_answer(answer: ExtractAnswer, call: Call, settings: Settings, raw: 
             raise InvalidAnswer(
                 f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}", raw
             )
-        content = " ".join(action.content.split())
+        content = " ".join(clean(action.content).split())
         if len(content) > MAX_CONTENT_CHARS:
             raise InvalidAnswer(f"{where}.content: longer than {MAX_CONTENT_CHARS} characters", raw)
         normalized = normalize_content(content)
@@ -70,7 +70,7 @@ def validate_answer(answer: ExtractAnswer, call: Call, settings: Settings, raw: 
             message = call.messages.get(evidence.message)
             if message is None:
                 raise InvalidAnswer(f"{where}.evidence.{j}.message: unknown handle {evidence.message!r}", raw)
-            span = find_span(unfence(evidence.quote), message.content)
+            span = cited_span(evidence.quote, message)
             if span is None:
                 raise InvalidAnswer(
                     f"{where}.evidence.{j}.quote: not in message {evidence.message}: {evidence.quote[:80]!r}",
@@ -81,3 +81,9 @@ def validate_answer(answer: ExtractAnswer, call: Call, settings: Settings, raw: 
             Proposal(action.action, content, normalized, action.tier, action.kind, tuple(cites), target)
         )
     return Validated(proposals, skips)
+
+
+def cited_span(quote: str, message: SourceMessage) -> str | None:
+    """The span of the message's (cleaned) text that a quote cites: the quote as the prompt showed it
+    (fenced), or else as the model may have written it back unescaped; cleaned like the message."""
+    return find_span(clean(unfence(quote)), message.content) or find_span(clean(quote), message.content)
