@@ -257,8 +257,9 @@ def table(
     read = {leak.item.id for leak in leaks if leak.agents_read}
     anywhere = {leak.item.id for leak in leaks if not leak.agents_read}
     rows = [("group", "category", "items", "leaked", "where agents read", "sensitive anywhere")]
+    groups = list(dict.fromkeys(item.group for item in items))
     per: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for item in items:
+    for item in sorted(items, key=lambda i: groups.index(i.group)):
         if not item.benign:
             per[item.group, item.category].add(item.id)
     for (group, category), ids in per.items():
@@ -299,7 +300,9 @@ def report(
                 wheres = {w: None for w in wheres if w not in read and f"{w} (active)" not in read}
             if markers and wheres:
                 shown = ", ".join(repr(m if len(m) <= 40 else m[:37] + "...") for m in markers)
-                named = "every place agents read" if set(wheres) == set(AGENT_PLACES) else ", ".join(wheres)
+                named = ", ".join(wheres)
+                if set(wheres) == set(AGENT_PLACES):
+                    named = "every place agents read (active signals, summaries, context.user_context, user_signals)"
                 parts.append(f"{label} {shown} in {named}")
         lines.append(f"  {item_id} [{by_id[item_id].category}] {'; '.join(parts)}")
     if missing:
