@@ -63,7 +63,7 @@ def test_the_corpus_covers_the_issue():
     assert len(languages["password"]) >= 8 and len(languages["injection"]) >= 8
     special = {i.category for i in CORPUS if i.group == "special_category"}
     assert len({lang for c in special for lang in languages[c]}) >= 6
-    assert all(len(languages[c]) >= 2 for c in special - {"biometric"}), languages
+    assert all(len(languages[c]) >= 2 for c in special), languages
     assert any(re.search(r"\bat\b.*\bdot\b", i.text) for i in CORPUS if i.category == "email")
     assert any(not re.search(r"\d", i.text) for i in CORPUS if i.category == "phone")  # digits in words
     assert any("code" in i.text for i in CORPUS if i.category == "address")  # a door code
@@ -83,11 +83,12 @@ def test_each_item_leaks_by_its_labels_when_copied_through(item):
 
 @pytest.mark.unit
 def test_no_label_matches_another_items_message_or_a_benign_control():
-    """Sensitive values are searched everywhere, so none may match another user's message; no marker of any
-    kind may match a benign control, whose copy must be kept."""
+    """Sensitive values are searched everywhere, so none may match another user's message or any user id; no
+    marker of any kind may match a benign control, whose copy must be kept."""
     for item in HOSTILE:
-        for value in item.sensitive:
+        for value in item.sensitive:  # nor a user id, which is stored everywhere
             clashes = [o.id for o in CORPUS if o.id != item.id and matches(value, Text.of("", o.text))]
+            clashes += [o.id for o in CORPUS if matches(value, Text.of("", o.id))]
             assert not clashes, (item.id, value, clashes)
         for marker in item.forbidden:
             clashes = [b.id for b in BENIGN if matches(marker, Text.of("", b.text))]
