@@ -118,3 +118,22 @@ def prefect_harness():
 
     with prefect_test_harness(server_startup_timeout=180):
         yield
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--hostile-table",
+        action="store_true",
+        default=False,
+        help="print the per-category leak table of each model run by tests/test_hostile_corpus.py",
+    )
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    from tests.hostile import TABLES
+
+    if config.getoption("--hostile-table"):
+        for text in config.stash.get(TABLES, []):
+            terminalreporter.write_line("")
+            for line in text.splitlines():
+                terminalreporter.write_line(line)

@@ -1,15 +1,19 @@
 """A tiny OpenAI-compatible HTTP server on 127.0.0.1 for tests that go through litellm's real provider path
 (`openai/<name>` with OPENAI_API_BASE / OPENAI_BASE_URL pointing here). It records every request and answers
-with whatever `respond(path, body)` returns: (status, JSON body). Helpers build the usual answers."""
+with whatever `respond(path, body)` returns: (status, JSON body). Helpers build the usual answers; `fooled` is a
+model that believes everything it reads."""
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from agent_signals.prompts import unfence
 
 Respond = Callable[[str, dict], tuple[int, dict]]
 
@@ -29,6 +33,47 @@ def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> t
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }  # fmt: skip
+
+
+# What a model sees of the rendered prompts (prompts/*/v1.user.j2): fenced message text and signal lines.
+_MESSAGE = re.compile(r'<m id="(m\d+)"(?: old="true")?>(.*?)</m>', re.DOTALL)
+_KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
+_SUMMARY_LINE = re.compile(r"^\[(?:manual|core|contextual)/[a-z_]+\] (.*)$", re.MULTILINE)
+_CORE_LINE = re.compile(r"^(c\d+) \[[^\]]*\] (.*)$", re.MULTILINE)
+
+
+def fooled(_path: str, body: dict) -> tuple[int, dict]:
+    """A model talked into believing every message (issue 15): for an extraction prompt, one core signal per
+    message whose content is the message text and whose quote is the whole message as the prompt shows it,
+    plus a summary repeating every message; for a summary prompt, a summary repeating the signals shown; for
+    a reconciliation prompt, one merge of every core signal into a text copying them all. Lengths are cut
+    only to the answer schemas' limits (content 300, quote 500, summary 1200 characters)."""
+    prompt = body["messages"]
+    system = next((m["content"] for m in prompt if m["role"] == "system"), "")
+    user = next((m["content"] for m in prompt if m["role"] == "user"), "")
+    if "<messages>" in user:
+        kinds = [k.strip() for k in (_KINDS.search(system) or ["", "preference"])[1].split(",")]
+        shown = [(handle, text.strip()) for handle, text in _MESSAGE.findall(user) if text.strip()]
+        actions = [
+            {"action": "create", "content": unfence(text)[:300].strip(), "tier": "core",
+             "kind": "preference" if "preference" in kinds else kinds[0],
+             "evidence": [{"message": handle, "quote": text[:500]}]}
+            for handle, text in shown
+        ]  # fmt: skip
+        summary = "The user says: " + " ".join(unfence(text) for _h, text in shown)
+        answer: dict = {"actions": actions, "summary": summary[:1200]}
+    elif "<core>" in user:
+        core = _CORE_LINE.findall(user.partition("<core>")[2])
+        merged = "; ".join(unfence(text) for _h, text in core)[:300].strip()
+        answer = {"decisions": [{"action": "merge", "signals": [h for h, _t in core[:20]], "content": merged}]
+                  if len(core) > 1 else [{"action": "keep", "signal": h} for h, _t in core]}  # fmt: skip
+    elif user.startswith("<signals>"):
+        summary = "The user: " + "; ".join(unfence(text) for text in _SUMMARY_LINE.findall(user))
+        answer = {"summary": summary[:1200]}
+    else:
+        return error(400, "not a prompt of this pipeline")
+    text = json.dumps(answer, ensure_ascii=False)
+    return chat(text, prompt_tokens=len(user) // 4 + 1, completion_tokens=len(text) // 4 + 1)
 
 
 UNAUTHORIZED = error(401, "Incorrect API key provided: sk-test.", code="invalid_api_key")
