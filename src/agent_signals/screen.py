@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 
 from agent_signals.extract import KnownSignal, is_pipeline_output
-from agent_signals.sensitive import redact, sensitive_kinds
+from agent_signals.sensitive import findings, redact, sensitive_kinds
 from agent_signals.special import redact_special, special_categories
 from agent_signals.text import normalize_content
 from agent_signals.validate import Proposal
@@ -53,7 +53,7 @@ def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special:
     known_texts = {s.normalized for s in known}
     result = Screened([], [], {})
     for proposal in proposals:
-        if sensitive_kinds(proposal.content):
+        if sensitive_kinds(proposal.content) or _repeats_redacted(proposal):
             result.rejected["skipped_sensitive"] = result.rejected.get("skipped_sensitive", 0) + 1
             continue
         if not keep_special and special_categories(proposal.content):
@@ -79,3 +79,20 @@ def _quotes_known(quote: str, known_texts: set[str]) -> bool:
     """The user quoting back one of their own signals verbatim ("Works as a data engineer"): the
     signals are third person without a subject, which a person rarely says about themselves."""
     return normalize_content(quote) in known_texts
+
+
+_NUMBER_TOKEN = re.compile(r"\w*\d\w*")
+
+
+def _repeats_redacted(proposal: Proposal) -> bool:
+    """The content repeats a number of something its quotes hold as a secret, identifier or contact detail
+    ("Grew up on 14 March 1987" from "I was born on 14 March 1987"): the content's own words need not be
+    the cue the screen knows."""
+    content = set(_NUMBER_TOKEN.findall(proposal.content.casefold()))
+    if not content:
+        return False
+    for cite in proposal.evidence:
+        for found in findings(cite.quote):
+            if content & set(_NUMBER_TOKEN.findall(cite.quote[found.start : found.end].casefold())):
+                return True
+    return False
