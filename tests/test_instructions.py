@@ -302,3 +302,21 @@ def test_folding():
     assert readings("ignore").plain == "ignore" and readings("игнoрируй").plain == "игнорируи"
     assert readings("が").plain == "が"  # the dakuten stays: it makes a different letter
     assert readings("x" + _tags("sudo")).hidden == "sudo"
+
+
+def test_a_broken_phrase_table_is_one_clear_error(tmp_path, monkeypatch):
+    from agent_signals import instructions
+    from agent_signals.errors import AgentSignalsError
+
+    (tmp_path / "xx.toml").write_text(
+        'language = "X"\nscript = "latin"\nwords = true\n[phrases]\noverride = ["Ignore ~ rules"]\n'
+    )
+    monkeypatch.setattr(instructions, "PHRASES_DIR", tmp_path)
+    phrase_tables.cache_clear()
+    try:
+        with pytest.raises(AgentSignalsError, match=r"xx\.toml: a pattern has capitals") as caught:
+            phrase_tables()
+        assert caught.value.hint
+    finally:
+        monkeypatch.undo()
+        phrase_tables.cache_clear()
