@@ -13,8 +13,8 @@ typographic quotes straightened and whitespace collapsed. On top of that:
 - `leet_i`, `leet_l`: `latin` with leetspeak digits and signs inside words read as letters (1 as i, then
   as l; 3 e, 4 a, 0 o, 5 s, 7 t, @ a, $ s).
 - `rot13`: `latin` rotated by 13.
-- `hidden`: what invisible characters carry: Unicode tag characters decoded to the ASCII they encode, and
-  text under a right-to-left override in the order it is displayed ("" when there is none).
+- `hidden`: what invisible characters carry, not yet folded: Unicode tag characters decoded to the ASCII
+  they encode, and text under a right-to-left override in the order it is displayed ("" when none).
 
 The folded forms are for screening only; nothing stores them.
 """
@@ -40,8 +40,8 @@ _CYRILLIC_WORD = regex.compile(r"\w*\p{Script=Cyrillic}\w*")
 _LEET_WORD = regex.compile(r"[\w@$]*[a-z][\w@$]*")
 _UNTAG = {code: code - 0xE0000 for code in range(0xE0020, 0xE007F)}
 _LEET = {"3": "e", "4": "a", "0": "o", "5": "s", "7": "t", "@": "a", "$": "s"}
-_LEET_I = str.maketrans({**_LEET, "1": "i", "!": "i"})
-_LEET_L = str.maketrans({**_LEET, "1": "l", "!": "i"})
+_LEET_I = str.maketrans({**_LEET, "1": "i"})
+_LEET_L = str.maketrans({**_LEET, "1": "l"})
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def readings(text: str) -> Readings:
         leet_i=_LEET_WORD.sub(lambda m: m[0].translate(_LEET_I), latin),
         leet_l=_LEET_WORD.sub(lambda m: m[0].translate(_LEET_L), latin),
         rot13=codecs.encode(latin, "rot13"),
-        hidden=fold(hidden) if hidden else "",
+        hidden=hidden,
     )
 
 
