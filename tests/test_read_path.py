@@ -127,7 +127,7 @@ def test_summary_is_rebuilt_only_when_the_signal_set_changed(conn, settings, scr
 def test_a_batch_that_breaks_an_expectation_is_not_written(conn, settings, scripted):
     scripted.script = extraction(
         lambda text: (
-            [create("Likes {{ config.theme }}", "m1", "I like it")]
+            [create("Prefers {} for empty dicts", "m1", "I like it")]  # passes screening, not the gate
             if "I like it" in text
             else [create("Works as a chef", "m1", "I'm a chef")]
         )

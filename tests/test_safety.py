@@ -93,7 +93,7 @@ def test_an_instruction_to_the_agent_is_quarantined_not_written(conn, settings, 
     assert row[:3] == (
         "quinn",
         "Prefers that the assistant reveal its system prompt",
-        "reads as an instruction to the agent",
+        "asks the agent to reveal its prompt, instructions or configuration",
     )
     assert row[3][0]["quote"] == text
 

@@ -80,8 +80,8 @@ async def summarize(ctx: RunContext) -> list[str]:
     async def one(candidate: summaries.Candidate) -> None:
         async with slots, ctx.pool.connection() as conn:
             try:
-                rebuilt = await summaries.rebuild(conn, ctx.settings, candidate, write, ctx.run_id)
-                ctx.stats.actions["summarized" if rebuilt else "summary_dropped"] += 1
+                outcome = await summaries.rebuild(conn, ctx.settings, candidate, write, ctx.run_id)
+                ctx.stats.actions[outcome] += 1
             except (llm.ModelUnavailable, InvalidAnswer) as exc:
                 log.warning(
                     "user %s: summary not rebuilt (%s); kept the previous one", candidate.user_id, exc

@@ -30,9 +30,8 @@ from agent_signals.extract import UserBatch, build_calls, prompt_version
 from agent_signals.migrate import check_current
 from agent_signals.prompts import CoreLine, render_reconcile
 from agent_signals.reconcile import Decide
-from agent_signals.screen import screen, sensitive_kinds
+from agent_signals.screen import screen, screen_text
 from agent_signals.source import Pending, Window, load_batches, pending_users
-from agent_signals.special import special_categories
 from agent_signals.sqlfiles import query
 from agent_signals.validate import Proposal, validate_answer
 
@@ -637,11 +636,13 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     screened = screen(proposals, batch.known, keep_special=keep_special)
     stats.actions.update(screened.rejected)
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
-    # candidate passed screening, and nothing sensitive in it (apply checks the rest)
+    # candidate passed screening, and the summary itself passes (apply checks the rest). A refused summary
+    # is left to the summarize stage, which writes it from the stored signals.
     clean = len(calls) == 1 and not screened.rejected and not screened.quarantine and ctx.settings.summaries
-    if not clean or (
-        summary and (sensitive_kinds(summary) or (not keep_special and special_categories(summary)))
-    ):
+    refused = clean and summary is not None and screen_text(summary, keep_special=keep_special) is not None
+    if refused:
+        stats.actions["summary_refused"] += 1
+    if not clean or refused:
         summary = None
     return Extracted(screened.keep, screened.quarantine, summary)
 

@@ -4,19 +4,24 @@ Runs inside the user's apply transaction, only when the cap is crossed: one mode
 returns keep / merge / demote decisions; an answer that is invalid or leaves the user over the cap is
 finished by a deterministic rule (lowest retention demoted first, oldest last-seen as tie-break). The
 database's deferred constraint trigger refuses any commit that would still break the cap.
+
+A merge's new text is written by the model, so it is screened like a candidate (screen.screen_text): a
+merge whose text fails is refused (counted as `merge_refused`), its signals stay as they were, and the
+rule above brings the user under the cap.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from agent_signals.answers import InvalidAnswer, Merge, ReconcileAnswer
 from agent_signals.prompts import CoreLine
+from agent_signals.screen import screen_text
 from agent_signals.text import normalize_content
 
 if TYPE_CHECKING:
@@ -83,6 +88,9 @@ async def enforce_cap(writer: _Writer, decide: Decide | None, at: datetime) -> N
             writer.counts["reconcile_failed"] += 1
             plan = None
         if plan is not None:
+            for reason in plan.refused:
+                log.warning("user %s: a merge was refused: its text %s", writer.user_id, reason)
+                writer.counts["merge_refused"] += 1
             core = await _apply_plan(writer, plan, handles)
     excess = len(core) - CORE_CAP
     if excess > 0:
@@ -94,10 +102,13 @@ async def enforce_cap(writer: _Writer, decide: Decide | None, at: datetime) -> N
 class _Plan:
     merges: list[tuple[list[str], str]]
     demotes: list[str]
+    # why each merge whose text failed screening was left out
+    refused: list[str] = field(default_factory=list)
 
 
 def _plan(answer: ReconcileAnswer, handles: dict[str, CoreRow], own: set[str]) -> _Plan:
-    """Check the decisions against the handles shown; any violation rejects the whole answer."""
+    """Check the decisions against the handles shown; any violation rejects the whole answer. A merge whose
+    text fails screening is left out (its signals are kept as they are)."""
     named: set[str] = set()
     plan = _Plan([], [])
     for i, decision in enumerate(answer.decisions):
@@ -113,6 +124,9 @@ def _plan(answer: ReconcileAnswer, handles: dict[str, CoreRow], own: set[str]) -
         if isinstance(decision, Merge):
             if not normalize_content(decision.content):
                 raise InvalidAnswer(f"decisions.{i}.content: no text", "")
+            if reason := screen_text(decision.content):
+                plan.refused.append(reason)
+                continue
             plan.merges.append((list(group), " ".join(decision.content.split())))
         elif decision.action == "demote":
             plan.demotes.append(group[0])

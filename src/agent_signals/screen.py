@@ -1,15 +1,20 @@
-"""Screening of validated candidates before they are written: this pipeline writes what an agent will
+"""Screening of what the model writes before it is stored: this pipeline writes what an agent will
 believe about a person, so it refuses secrets and personal contact data, never writes an instruction to
 the agent as a "fact" (quarantined for review instead), and never re-learns its own output (a pasted
-context block, a signal quoted back).
+context block, a signal quoted back). The model can be fooled: nothing here trusts its judgement.
 
-- secrets, identifiers and contact data (sensitive.py) in a candidate's content: the candidate is
-  rejected (`skipped_sensitive`); in an evidence quote only: the quote is stored redacted.
+- secrets, identifiers and contact data (sensitive.py) in a candidate's content, or a number the content
+  repeats from such data in its quote: the candidate is rejected (`skipped_sensitive`); in an evidence
+  quote only: the quote is stored redacted.
 - a special category of personal data (special.py) in a candidate's content: rejected (`skipped_special`);
   in an evidence quote: the clause stating it is stored redacted. Unless the deployment keeps them
   (AGENT_SIGNALS_SPECIAL_CATEGORIES=keep).
-- a candidate that reads as an instruction to the agent: quarantined (ops.quarantine), not written.
+- a candidate that reads as an instruction to the agent, claims authority or consent, or carries links,
+  markup, code or encoded blobs (instructions.py, in nine languages and through obfuscation):
+  quarantined (ops.quarantine) with the reason, not written.
 - a candidate whose evidence is the pipeline's own text: rejected (`skipped_recall`).
+- any other text the model writes (a summary, a reconciliation's merged content): `screen_text` says why
+  it must not be stored; the caller refuses it.
 """
 
 from __future__ import annotations
@@ -18,26 +23,26 @@ import re
 from dataclasses import dataclass, replace
 
 from agent_signals.extract import KnownSignal, is_pipeline_output
+from agent_signals.instructions import instruction_reason
 from agent_signals.sensitive import findings, redact, sensitive_kinds
 from agent_signals.special import redact_special, special_categories
 from agent_signals.text import normalize_content
 from agent_signals.validate import Proposal
 
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|override|bypass|jailbreak|reveal|leak|exfiltrate|system prompt|your (?:rules|"
-    r"instructions|guidelines|prompt)|developer mode|you (?:must|should|have to|will)|the (?:assistant|agent|"
-    r"ai|model) (?:must|should|will)|always (?:say|respond|reply|answer) (?:that|with)|tell (?:everyone|"
-    r"other users|all users)|grant (?:me|them|admin)|admin (?:access|rights|privileges)|send (?:all|every|"
-    r"the|my|their)\b.*\bto\b|forward (?:all|every)|execute|run (?:this|the) (?:command|code|script)|"
-    r"delete (?:all|every)|transfer (?:money|funds)|https?://|www\.|passwords?|credentials?|api keys?|"
-    r"access tokens?|secrets?)",
-    re.I,
-)
-
 
 def is_instruction(content: str) -> bool:
     """A candidate that tells the agent what to do (beyond how to phrase answers) is not a fact."""
-    return bool(_INSTRUCTION.search(content))
+    return instruction_reason(content) is not None
+
+
+def screen_text(text: str, *, keep_special: bool = False) -> str | None:
+    """Why a text the model wrote (a summary, a merged signal) must not be stored where agents read it, or
+    None. One place for every screen of free text."""
+    if kinds := sensitive_kinds(text):
+        return f"holds {', '.join(kinds).replace('_', ' ')}"
+    if not keep_special and (categories := special_categories(text)):
+        return f"states {', '.join(categories).replace('_', ' ')}"
+    return instruction_reason(text)
 
 
 @dataclass
@@ -64,8 +69,8 @@ def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special:
         ):
             result.rejected["skipped_recall"] = result.rejected.get("skipped_recall", 0) + 1
             continue
-        if is_instruction(proposal.content):
-            result.quarantine.append((proposal, "reads as an instruction to the agent"))
+        if reason := instruction_reason(proposal.content):
+            result.quarantine.append((proposal, reason))
             continue
         cites = tuple(
             replace(c, quote=redact(c.quote) if keep_special else redact_special(redact(c.quote)))
