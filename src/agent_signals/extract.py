@@ -17,7 +17,7 @@ from uuid import UUID
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.prompts import PromptMessage, PromptSignal, fence, prompt_set, render_extract
-from agent_signals.text import clean, hidden_characters
+from agent_signals.text import clean, disguises_text, hidden_characters
 
 MIN_MESSAGE_ROOM_TOKENS = 200  # a budget must leave at least this much for messages after the instructions
 KNOWN_SHARE = 0.5  # known signals take at most this share of what the instructions leave
@@ -36,13 +36,22 @@ class SourceMessage:
     created_at: datetime
     stale: bool = False  # so old that a contextual fact from it alone is archived at once (decay)
     hidden: int = 0  # invisible characters removed from the stored text
+    disguised: bool = False  # the stored text hides what it says (text.disguises_text)
 
     @classmethod
     def read(
         cls, conversation_id: str, message_id: str, stored: str, created_at: datetime, stale: bool = False
     ) -> SourceMessage:
         """The message whose stored text (source.messages.content) is `stored`, cleaned."""
-        return cls(conversation_id, message_id, clean(stored), created_at, stale, hidden_characters(stored))
+        return cls(
+            conversation_id,
+            message_id,
+            clean(stored),
+            created_at,
+            stale,
+            hidden_characters(stored),
+            disguises_text(stored),
+        )
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ context block, a signal quoted back). The model can be fooled: nothing here trus
   (AGENT_SIGNALS_SPECIAL_CATEGORIES=keep).
 - a candidate that reads as an instruction to the agent, claims authority or consent, or carries links,
   markup, code or encoded blobs (instructions.py, in nine languages and through obfuscation):
-  quarantined (ops.quarantine) with the reason, not written.
+  quarantined (ops.quarantine) with the reason, not written; so is a candidate citing a message that hides
+  text from its reader (bidi overrides, tag characters: text.disguises_text).
 - a candidate whose evidence is the pipeline's own text: rejected (`skipped_recall`).
 - any other text the model writes (a summary, a reconciliation's merged content): `screen_text` says why
   it must not be stored; the caller refuses it.
@@ -68,6 +69,11 @@ def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special:
             is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
         ):
             result.rejected["skipped_recall"] = result.rejected.get("skipped_recall", 0) + 1
+            continue
+        if any(c.message.disguised for c in proposal.evidence):
+            result.quarantine.append(
+                (proposal, "cites a message that hides text (bidi overrides or tag characters)")
+            )
             continue
         if reason := instruction_reason(proposal.content):
             result.quarantine.append((proposal, reason))

@@ -35,6 +35,18 @@ def hidden_characters(text: str) -> int:
     return sum(1 for _ in _HIDDEN.finditer(text))
 
 
+# Characters that make text read differently from how it is stored: bidi embeddings and overrides (a
+# run shown reversed) and Unicode tag characters (invisible ASCII), outside the flag emoji they spell.
+_DISGUISE = re.compile("[\u202a-\u202e\U000e0000-\U000e007f]")
+_TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+
+
+def disguises_text(text: str) -> bool:
+    """Whether a text hides what it says from its reader (bidi overrides, tag characters): a person
+    typing a message does not produce them, so a message that has them is hostile, whatever they hide."""
+    return bool(_DISGUISE.search(_TAG_FLAG.sub("", text)))
+
+
 def squash(text: str) -> str:
     """Lower-cased, cleaned (invisible characters removed, NFKC), straight quotes, control characters as
     spaces, whitespace collapsed."""
