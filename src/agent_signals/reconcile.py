@@ -8,7 +8,6 @@ database's deferred constraint trigger refuses any commit that would still break
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,12 +16,14 @@ from uuid import UUID
 
 from agent_signals.answers import InvalidAnswer, Merge, ReconcileAnswer
 from agent_signals.prompts import CoreLine
+from agent_signals.redaction import redacting_logger
+from agent_signals.screen import redact
 from agent_signals.text import normalize_content
 
 if TYPE_CHECKING:
     from agent_signals.apply import _Writer
 
-log = logging.getLogger(__name__)
+log = redacting_logger(__name__)
 
 CORE_CAP = 20  # also signals.core_cap() in sql/migrations/m004_buckets.sql
 
@@ -113,6 +114,10 @@ def _plan(answer: ReconcileAnswer, handles: dict[str, CoreRow], own: set[str]) -
         if isinstance(decision, Merge):
             if not normalize_content(decision.content):
                 raise InvalidAnswer(f"decisions.{i}.content: no text", "")
+            if (
+                redact(decision.content) != decision.content
+            ):  # a merged text is stored: nothing to redact in it
+                raise InvalidAnswer(f"decisions.{i}.content: holds what redaction hides", "")
             plan.merges.append((list(group), " ".join(decision.content.split())))
         elif decision.action == "demote":
             plan.demotes.append(group[0])

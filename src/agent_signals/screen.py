@@ -12,7 +12,7 @@ context block, a signal quoted back).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from agent_signals.extract import KnownSignal, is_pipeline_output
 from agent_signals.text import normalize_content
@@ -109,6 +109,11 @@ class Screened:
     keep: list[Proposal]
     quarantine: list[tuple[Proposal, str]]
     rejected: dict[str, int]  # reason -> candidates
+    dropped: list[tuple[Proposal, str]] = field(default_factory=list)  # each rejected candidate, with why
+
+    def reject(self, proposal: Proposal, counter: str, reason: str) -> None:
+        self.rejected[counter] = self.rejected.get(counter, 0) + 1
+        self.dropped.append((proposal, reason))
 
 
 def screen(proposals: list[Proposal], known: list[KnownSignal]) -> Screened:
@@ -116,13 +121,14 @@ def screen(proposals: list[Proposal], known: list[KnownSignal]) -> Screened:
     known_texts = {s.normalized for s in known}
     result = Screened([], [], {})
     for proposal in proposals:
-        if sensitive_kinds(proposal.content):
-            result.rejected["skipped_sensitive"] = result.rejected.get("skipped_sensitive", 0) + 1
+        kinds = sensitive_kinds(proposal.content)
+        if kinds or redact(proposal.content) != proposal.content:  # what redaction would hide is not kept
+            result.reject(proposal, "skipped_sensitive", f"sensitive: {', '.join(kinds) or 'redacted text'}")
             continue
         if any(
             is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
         ):
-            result.rejected["skipped_recall"] = result.rejected.get("skipped_recall", 0) + 1
+            result.reject(proposal, "skipped_recall", "recall: cites the pipeline's own output")
             continue
         if is_instruction(proposal.content):
             result.quarantine.append((proposal, "reads as an instruction to the agent"))
