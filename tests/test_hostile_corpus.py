@@ -138,7 +138,9 @@ def test_the_fooled_model_copies_every_message_into_a_schema_valid_answer(item):
     than a signal may be (card-en-2, on purpose) its quote validates: what the pipeline then does with it is
     the defences' business, not a malformed answer's."""
     settings = Settings()
-    batch = UserBatch(item.id, [SourceMessage.read(item.id, "00001", item.text, datetime.now(UTC))], [])  # as read
+    batch = UserBatch(
+        item.id, [SourceMessage.read(item.id, "00001", item.text, datetime.now(UTC))], []
+    )  # as read
     (call,) = build_calls(batch, settings, datetime.now(UTC).date())
     status, body = http_model.fooled("/v1/chat/completions", {"messages": call.prompt})
     raw = body["choices"][0]["message"]["content"]

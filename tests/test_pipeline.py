@@ -150,43 +150,98 @@ def test_a_create_of_an_existing_text_also_reinforces(conn, settings, scripted):
     assert conn.execute("select mention_count from signals.signals").fetchall() == [(2,)]
 
 
-INVALID_ANSWERS = {
+def elapse_backoff(conn) -> None:
+    """The time a failing user waits has passed (deterministic: no sleep)."""
+    conn.execute(
+        "update ops.failures set retry_after = now() - interval '1 second' where retry_after is not null"
+    )
+
+
+UNPARSEABLE_ANSWERS = {
     "not json": "Sure! Here are the signals: none",
-    "wrong schema": json.dumps({"actions": [{"action": "create", "content": "x"}]}),
-    "extra field": json.dumps({"actions": [{"action": "skip", "reason": "", "confidence": 0.9}]}),
-    "unknown action": json.dumps({"actions": [{"action": "delete", "signal": "s1"}]}),
-    "unknown message handle": answer(create("Is a pilot", "m9", "I'm a pilot")),
-    "unknown signal handle": answer(
-        {
-            "action": "update",
-            "signal": "s4",
-            "content": "Is a pilot",
-            "tier": "core",
-            "kind": "role",
-            "evidence": [{"message": "m1", "quote": "I'm a pilot"}],
-        }
-    ),
-    "quote not in message": answer(create("Is an astronaut", "m1", "I'm an astronaut")),
-    "kind outside the set": answer(create("Is a pilot", "m1", "I'm a pilot", kind="horoscope")),
-    "empty content": answer(create("   ", "m1", "I'm a pilot")),
+    "not an object": "[]",
+    "no actions": json.dumps({"signals": []}),
 }
 
 
-@pytest.mark.parametrize("case", sorted(INVALID_ANSWERS))
-def test_an_invalid_answer_writes_nothing_is_recorded_and_is_retried(conn, settings, scripted, case):
+@pytest.mark.parametrize("case", sorted(UNPARSEABLE_ANSWERS))
+def test_an_answer_that_cannot_be_parsed_writes_nothing_is_recorded_and_retried_after_a_backoff(
+    conn, settings, scripted, case
+):
     load_conversations(conn, settings, conversation("f1", "frank", [("user", "I'm a pilot, based in Oslo.")]))
-    scripted.script = lambda p: INVALID_ANSWERS[case]
+    scripted.script = lambda p: UNPARSEABLE_ANSWERS[case]
     summary = run()
     assert summary["failures"] == 1 and summary["status"] == "partial"
     assert conn.execute("select count(*) from signals.signals").fetchone()[0] == 0
     assert conn.execute("select count(*) from signals.watermarks").fetchone()[0] == 0
-    stage, kind, raw = conn.execute("select stage, error_kind, raw_answer from ops.failures").fetchone()
-    assert (stage, kind, raw) == ("validate", "invalid_answer", INVALID_ANSWERS[case])
+    stage, kind, raw, counted, read, waits = conn.execute(
+        "select stage, error_kind, raw_answer, counted, messages, retry_after > now() from ops.failures"
+    ).fetchone()
+    assert (stage, kind, raw, counted, waits) == (
+        "validate",
+        "invalid_answer",
+        UNPARSEABLE_ANSWERS[case],
+        True,
+        True,
+    )
+    assert read == [{"conversation_id": "f1", "message_id": "00001"}]
 
     scripted.script = lambda p: answer(create("Is a pilot", "m1", "I'm a pilot"))
+    waiting = run()  # the backoff has not run out: no call, the user is left for later
+    assert (
+        waiting["llm_calls"] == 0 and waiting["skipped_users"] == {"backoff": 1} and waiting["failures"] == 0
+    )
+    elapse_backoff(conn)
     retry = run()
     assert retry["llm_calls"] == 1 and retry["failures"] == 0 and retry["actions"] == {"created": 1}
     assert conn.execute("select resolved_at is not null from ops.failures").fetchone()[0]
+
+
+INVALID_ACTIONS = {  # each beside a valid action, in the answer of its own user
+    "wrong schema": ({"action": "create", "content": "x"}, "wrong schema at actions.0.create.tier"),
+    "extra field": ({"action": "skip", "reason": "", "confidence": 0.9}, "wrong schema at actions.0.skip.confidence"),
+    "unknown action": ({"action": "delete", "signal": "s1"}, "wrong schema at actions.0"),
+    "unknown message handle": (create("Is a pilot", "m9", "I'm a pilot"), "actions.0.evidence.0.message"),
+    "unknown signal handle": (
+        {"action": "update", "signal": "s4", "content": "Is a pilot", "tier": "core", "kind": "role",
+         "evidence": [{"message": "m1", "quote": "I'm a pilot"}]},
+        "actions.0.signal: unknown handle",
+    ),
+    "quote not in message": (create("Is an astronaut", "m1", "I'm an astronaut"), "actions.0.evidence.0.quote"),
+    "kind outside the set": (create("Is a pilot", "m1", "I'm a pilot", kind="horoscope"), "actions.0.kind"),
+    "empty content": (create("   ", "m1", "I'm a pilot"), "wrong schema at actions.0.create.content"),
+}  # fmt: skip
+
+
+def test_each_invalid_action_is_rejected_and_recorded_while_the_valid_ones_are_applied(
+    conn, settings, scripted
+):
+    cases = sorted(INVALID_ACTIONS)
+    load_conversations(conn, settings, *(
+        conversation(f"v{i}", f"user{i}", [("user", f"I'm a pilot, based in Oslo. [user{i}]")])
+        for i in range(len(cases))
+    ))  # fmt: skip
+
+    def script(prompt):
+        i = int(re.search(r"\[user(\d+)\]", user_texts(prompt))[1])
+        return answer(INVALID_ACTIONS[cases[i]][0], create("Is based in Oslo", "m1", "based in Oslo"))
+
+    scripted.script = script
+    summary = run()
+    assert summary["status"] == "succeeded" and summary["failures"] == 0
+    assert summary["actions"] == {"created": len(cases), "rejected_invalid": len(cases)}
+    assert conn.execute("select count(distinct user_id) from signals.signals").fetchone()[0] == len(cases)
+    assert conn.execute("select count(*) from signals.watermarks").fetchone()[0] == len(cases)  # consumed
+    assert conn.execute("select count(*) from ops.failures").fetchone()[0] == 0
+    rows = conn.execute(
+        "select user_id, stage, action, reason, prompt_version like 'extract/v1@%%', model from ops.rejected_actions"
+    ).fetchall()
+    assert len(rows) == len(cases)
+    for user_id, stage, action, reason, versioned, model in rows:
+        written, why = INVALID_ACTIONS[cases[int(user_id.removeprefix("user"))]]
+        assert (stage, action, versioned, model) == ("validate", written, True, "scripted/test")
+        assert reason.startswith(why), (reason, why)
+    assert run()["llm_calls"] == 0  # nothing left to retry: the messages were read
 
 
 @pytest.mark.parametrize("fault", ["rate_limit", "server_error", "timeout", "empty_answer"])
@@ -231,9 +286,11 @@ def test_one_users_failure_neither_stops_nor_undoes_the_others(conn, settings, s
     written = {r[0] for r in conn.execute("select user_id from signals.signals")}
     assert written == set(users) - {"user3"}
     assert conn.execute("select user_id from ops.failures").fetchall() == [("user3",)]
-    # the failed user is picked up by the next run, the others are not called again
+    # the failed user is picked up once its backoff ran out, the others are not called again
     scripted.calls.clear()
     scripted.script = lambda p: answer(create("Is a pilot", "m1", "I'm a pilot"))
+    assert run()["skipped_users"] == {"backoff": 1} and scripted.calls == []
+    elapse_backoff(conn)
     assert run()["users"] == 1 and len(scripted.calls) == 1
 
 

@@ -124,25 +124,32 @@ def test_summary_is_rebuilt_only_when_the_signal_set_changed(conn, settings, scr
     assert second[1] != first[1] and "prefers metric units" in second[0]
 
 
-def test_a_batch_that_breaks_an_expectation_is_not_written(conn, settings, scripted):
+def test_a_candidate_that_breaks_an_expectation_is_rejected_alone(conn, settings, scripted):
     scripted.script = extraction(
         lambda text: (
-            [create("Prefers {} for empty dicts", "m1", "I like it")]  # passes screening, not the gate
+            [
+                create("Prefers {} for empty dicts", "m1", "I like it"),
+                create("Works as a chef", "m2", "I cook"),
+            ]
             if "I like it" in text
             else [create("Works as a chef", "m1", "I'm a chef")]
         )
     )
     load_conversations(
         conn, settings,
-        conversation("cy-1", "cy", [("user", "I like it")]),
+        conversation("cy-1", "cy", [("user", "I like it"), ("user", "I cook")]),
         conversation("di-1", "di", [("user", "I'm a chef")]),
     )  # fmt: skip
     summary = run()
-    assert summary["status"] == "partial" and summary["failures"] == 1
-    failure = conn.execute("select user_id, stage, error_kind, message from ops.failures").fetchone()
-    assert failure[:3] == ("cy", "validate", "quality_gate") and "not_match_regex(content)" in failure[3]
-    assert conn.execute("select user_id from signals.signals").fetchall() == [("di",)]
-    assert conn.execute("select count(*) from signals.watermarks where user_id = 'cy'").fetchone()[0] == 0
+    assert summary["status"] == "succeeded" and summary["failures"] == 0
+    assert (summary["actions"]["created"], summary["actions"]["rejected_gate"]) == (2, 1)
+    rejected = conn.execute("select user_id, stage, reason, action ->> 'content' from ops.rejected_actions")
+    user, stage, reason, content = rejected.fetchone()
+    assert (user, stage, content) == ("cy", "gate", "Likes {{ config.theme }}")
+    assert "not_match_regex(content)" in reason
+    assert conn.execute("select user_id from signals.signals order by 1").fetchall() == [("cy",), ("di",)]
+    assert conn.execute("select count(*) from signals.watermarks where user_id = 'cy'").fetchone()[0] == 1
+    assert conn.execute("select count(*) from ops.failures").fetchone()[0] == 0
 
 
 def test_a_critical_table_expectation_fails_the_run(conn, settings, scripted):

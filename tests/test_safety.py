@@ -16,7 +16,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from agent_signals import user_paths
-from agent_signals.answers import InvalidAnswer, parse_extract_answer
+from agent_signals.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.config import Settings
 from agent_signals.extract import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.screen import screen, sensitive_kinds
@@ -211,10 +211,10 @@ def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
                       list(KNOWN.values()))  # fmt: skip
     (call,) = build_calls(batch, Settings(), datetime.now(UTC).date())
     try:
-        validated = validate_answer(parse_extract_answer(raw), call, Settings(), raw)
+        validated = validate_answer(parse_extract_actions(raw), call, Settings())
     except InvalidAnswer:
         return  # nothing is written for that user
-    kept = screen(validated.proposals, batch.known, keep_special=False).keep
+    kept = screen(validated.proposals, batch.known, keep_special=False).keep  # each action judged on its own
     for proposal in kept:
         assert proposal.kind in Settings().kinds and proposal.tier in ("core", "contextual")
         assert 0 < len(proposal.content) <= 200 and not re.search(r"[\x00-\x1f]", proposal.content)
@@ -232,7 +232,9 @@ def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
 @pytest.mark.usefixtures("prefect_harness")
 def test_forget_removes_everything_derived_about_a_user(conn, settings, scripted, monkeypatch):
     monkeypatch.setenv("AGENT_SIGNALS_SUMMARIES", "true")
-    scripted.script = lambda p: json.dumps({"actions": [create("Lives in Porto", "I live in Porto")]})
+    scripted.script = lambda p: json.dumps(
+        {"actions": [create("Lives in Porto", "I live in Porto"), create("Lives in Oslo", "I live in Oslo")]}
+    )  # the second is rejected (its quote is not in the message): a row of ops.rejected_actions
     load_conversations(conn, settings, conversation("f1", "fay", [("user", "I live in Porto")]),
                        conversation("g1", "gus", [("user", "I live in Porto")]))  # fmt: skip
     user_paths.add_signal(conn, settings, "fay", "Prefers tea", "preference")
@@ -241,8 +243,10 @@ def test_forget_removes_everything_derived_about_a_user(conn, settings, scripted
 
     assert user_paths.forget_user(conn, settings, "fay") == 2
     for table in ("signals.signals", "signals.events", "signals.summaries", "context.user_signals",
-                  "context.user_context", "ops.failures", "ops.quarantine"):  # fmt: skip
+                  "context.user_context", "ops.failures", "ops.quarantine", "ops.rejected_actions",
+                  "ops.set_aside"):  # fmt: skip
         assert conn.execute(f"select count(*) from {table} where user_id = 'fay'").fetchone()[0] == 0, table
+    assert conn.execute("select user_id from ops.rejected_actions").fetchall() == [("gus",)]
     assert conn.execute("select count(*) from signals.evidence").fetchone()[0] == 1  # gus's
     assert conn.execute("select user_id, signals from ops.forgotten").fetchall() == [("fay", 2)]
     assert contents(conn, "gus") == {"Lives in Porto"}

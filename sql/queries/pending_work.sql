@@ -1,22 +1,8 @@
 -- What a run would have to do, one row per kind of work (true: some is due). A run with none of it is
 -- recorded as succeeded without starting Prefect or loading the model (agent-signals run costs a scan).
 -- Each row mirrors the stage that does that work; a stage that gains a new condition adds it here.
-select 'pending_messages' as work, exists (  -- the scan (scan_pending_users.sql: its twin filter, no window)
-    select 1
-    from source.conversations c
-    left join signals.watermarks w on w.conversation_id = c.conversation_id
-    left join (select user_id, max(at) as at from ops.forgotten group by user_id) f on f.user_id = c.user_id
-    where c.flagged
-      and exists (
-          select 1
-          from source.messages m
-          where m.conversation_id = c.conversation_id
-            and (m.created_at, m.message_id)
-                > (coalesce(w.last_message_at, '-infinity'), coalesce(w.last_message_id, ''))
-            and m.created_at > coalesce(f.at, '-infinity')
-            and m.created_at <= %(at)s
-            and m.role = 'user'
-      )
+select 'pending_messages' as work, exists (  -- the scan (scan_pending_users.sql: the same function)
+    select 1 from signals.messages_to_read(%(at)s, null::timestamptz, null::text[], false) where not waiting
 ) as due
 union all  -- embed_missing (missing_embeddings.sql)
 select 'missing_embeddings', exists (select 1 from signals.signals where embedding is null and status <> 'merged')

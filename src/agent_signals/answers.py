@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Literal, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Handle = Annotated[str, StringConstraints(pattern=r"^[ms]\d{1,5}$")]
@@ -52,9 +53,19 @@ Action = Annotated[Create | Update | Skip, Field(discriminator="action")]
 SummaryText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1200)]
 
 
+MAX_ACTIONS = 50
+
+
 class ExtractAnswer(_Strict):
-    actions: list[Action] = Field(max_length=50)
+    actions: list[Action] = Field(max_length=MAX_ACTIONS)
     # when anything was created or updated: the user's summary after these actions (saves a call)
+    summary: SummaryText | None = None
+
+
+class _ExtractEnvelope(_Strict):
+    """An extraction answer with its actions still unchecked (each is judged on its own)."""
+
+    actions: list[Any] = Field(max_length=MAX_ACTIONS)
     summary: SummaryText | None = None
 
 
@@ -102,7 +113,49 @@ _CODE_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 
 
 def parse_extract_answer(raw: str | None) -> ExtractAnswer:
+    """The whole answer, strictly: any action off the schema rejects all of it (the offline model's tests)."""
     return _parse(raw, ExtractAnswer)
+
+
+@dataclass(frozen=True)
+class AnsweredAction:
+    """One element of an answer's `actions` as the model wrote it, and the action it is when it fits the
+    schema (else `error` says why not)."""
+
+    index: int
+    written: Any  # the JSON value
+    action: Create | Update | Skip | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedExtract:
+    actions: list[AnsweredAction]
+    summary: str | None
+
+
+_ACTION = TypeAdapter(Action)
+
+
+def parse_extract_actions(raw: str | None) -> ParsedExtract:
+    """Parse an extraction answer action by action. The answer as a whole (JSON, an object with `actions`, at
+    most MAX_ACTIONS of them, an optional summary, nothing else) must hold, else InvalidAnswer: nothing of it
+    is used. An action off the schema is returned with its error, beside the others."""
+    envelope = _parse(raw, _ExtractEnvelope)
+    actions = []
+    for i, written in enumerate(envelope.actions):
+        try:
+            actions.append(AnsweredAction(i, written, _ACTION.validate_python(written, strict=True)))
+        except ValidationError as exc:
+            actions.append(AnsweredAction(i, written, None, f"wrong schema at {_where(exc, f'actions.{i}')}"))
+    return ParsedExtract(actions, envelope.summary)
+
+
+def _where(exc: ValidationError, *prefix: str) -> str:
+    """Where the first error is and what it is (pydantic's message: it may quote a value, such as an unknown
+    action's name, so whoever stores it redacts it)."""
+    first = exc.errors()[0]
+    return f"{'.'.join([*prefix, *(str(p) for p in first['loc'])])}: {first['msg']}"
 
 
 def parse_reconcile_answer(raw: str | None) -> ReconcileAnswer:
@@ -128,9 +181,7 @@ def _parse(raw: str | None, model: type[AnswerT]) -> AnswerT:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InvalidAnswer(f"wrong schema at {where}: {first['msg']}", raw) from None
+        raise InvalidAnswer(f"wrong schema at {_where(exc)}", raw) from None
 
 
 ANSWER_MODELS: dict[str, type[BaseModel]] = {

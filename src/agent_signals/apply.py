@@ -1,5 +1,6 @@
 """Apply one user's validated proposals in one transaction: creates, updates, reinforcements, evidence,
-events and watermarks. Re-applying the same proposals changes nothing."""
+events, quarantined and rejected candidates (redacted) and watermarks. Re-applying the same proposals
+changes nothing."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from agent_signals.config import Settings
 from agent_signals.embeddings import vector_text
 from agent_signals.extract import SourceMessage
 from agent_signals.reconcile import Decide, enforce_cap
+from agent_signals.redaction import redact_fields, redact_value
+from agent_signals.screen import redact
 from agent_signals.sqlfiles import query
-from agent_signals.validate import Proposal
+from agent_signals.validate import Proposal, Rejection
 
 # Outcomes after which the model's summary no longer describes what was written.
 SUMMARY_SPOILERS = (
@@ -99,8 +102,8 @@ class _Writer:
                 "actor": actor,
                 "prompt_version": self.prov.prompt_version,
                 "model": self.prov.model,
-                "before": Jsonb(before) if before is not None else None,
-                "after": Jsonb(after) if after is not None else None,
+                "before": Jsonb(redact_fields(before)) if before is not None else None,
+                "after": Jsonb(redact_fields(after)) if after is not None else None,
             },
         )
 
@@ -235,14 +238,16 @@ async def apply_user(
     prov: Provenance,
     *,
     quarantine: Sequence[tuple[Proposal, str]] = (),
+    rejected: Sequence[Rejection] = (),
     summary: str | None = None,
     decide: Decide | None = None,
     at: datetime | None = None,
     dry_run: bool = False,
 ) -> Counter[str]:
     """One transaction: the proposals, their events, the write-time cap (reconciliation only when a write
-    crossed it), the user's watermarks past every message read. A dry run does all of it, counts what
-    changed, and rolls back."""
+    crossed it), the quarantined and the rejected candidates (redacted), the user's watermarks past every
+    message read (released set-aside messages among them are read again). A dry run does all of it, counts
+    what changed, and rolls back."""
     at = at or datetime.now(UTC)
     async with conn.transaction(force_rollback=dry_run):
         writer = _Writer(conn, settings, user_id, prov, at)
@@ -276,7 +281,7 @@ async def apply_user(
                     {
                         "run_id": prov.run_id,
                         "user_id": user_id,
-                        "content": proposal.content,
+                        "content": redact(proposal.content),
                         "kind": proposal.kind,
                         "tier": proposal.tier,
                         "evidence": Jsonb(
@@ -284,15 +289,37 @@ async def apply_user(
                                 {
                                     "conversation_id": c.message.conversation_id,
                                     "message_id": c.message.message_id,
-                                    "quote": c.quote,
+                                    "quote": redact(c.quote),
                                 }
                                 for c in proposal.evidence
                             ]
                         ),
-                        "reason": reason,
+                        "reason": redact(reason),
                     },
                 )
                 writer.counts["quarantined"] += 1
+            if rejected:
+                await cur.executemany(
+                    query(settings, "insert_rejected_action"),
+                    [
+                        {
+                            "run_id": prov.run_id,
+                            "user_id": user_id,
+                            "stage": r.stage,
+                            "action": Jsonb(redact_value(r.written)),
+                            "messages": Jsonb(
+                                [
+                                    {"conversation_id": m.conversation_id, "message_id": m.message_id}
+                                    for m in r.cites
+                                ]
+                            ),
+                            "reason": redact(r.reason),
+                            "prompt_version": prov.prompt_version,
+                            "model": prov.model,
+                        }
+                        for r in rejected
+                    ],
+                )
             last = last_read(read)
             if last:
                 await cur.executemany(
@@ -308,6 +335,11 @@ async def apply_user(
                         for message in last
                     ],
                 )
+            await cur.execute(
+                query(settings, "mark_read_again"),
+                {"conversation_ids": [m.conversation_id for m in read], "message_ids": [m.message_id for m in read],
+                 "run_id": prov.run_id},
+            )  # fmt: skip
             await cur.execute(
                 query(settings, "resolve_failures"), {"user_id": user_id, "run_id": prov.run_id}
             )

@@ -61,6 +61,23 @@ class Settings(BaseSettings):
         "budget, a message larger than a prompt is cut.",
     )
     max_answer_tokens: int = Field(default=1024, ge=64, description="max_tokens of one extraction call.")
+    failing_user_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=100,
+        description="Failed attempts in a row (an answer that cannot be parsed, or a model error caused by the "
+        "user's messages) after which the messages those calls read are set aside (ops.set_aside) and the "
+        "user's other messages are read again.",
+    )
+    failing_user_backoff_s: float = Field(
+        default=4 * 3600.0,
+        ge=0,
+        description="A user whose attempt failed is not tried again for this long after the first failure, "
+        "twice as long after the second, and so on (runs that honour watermarks; backfills do not wait).",
+    )
+    failing_user_backoff_max_s: float = Field(
+        default=24 * 3600.0, ge=0, description="The longest wait between two attempts of a failing user."
+    )
     kinds: Annotated[tuple[str, ...], NoDecode] = Field(
         default=DEFAULT_KINDS, description="The closed set of signal kinds."
     )

@@ -5,7 +5,6 @@ expectations (Great Expectations)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 from datetime import UTC, datetime
 
 from psycopg.types.json import Jsonb
@@ -14,9 +13,10 @@ from agent_signals import db, llm, quality, summaries
 from agent_signals.answers import InvalidAnswer
 from agent_signals.pipeline import RunContext, complete, stage
 from agent_signals.prompts import SummaryLine, render_summarize
+from agent_signals.redaction import redacting_logger
 from agent_signals.sqlfiles import query
 
-log = logging.getLogger(__name__)
+log = redacting_logger(__name__)
 
 
 @stage("retract")

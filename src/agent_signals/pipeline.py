@@ -1,6 +1,11 @@
 """The stages of one run as plain functions (flows/ only composes them; tests call them directly):
 open a run, scan its window, then per shard: lock the users -> load -> extract -> validate -> quality
-gate -> apply. The stages after the writes are in finish.py."""
+gate -> apply. The stages after the writes are in finish.py.
+
+Each action of an answer is judged on its own (validation, screening, the quality gate): the rejected ones
+are recorded (ops.rejected_actions), the others applied. An answer that cannot be parsed, or a model error
+for the user's prompt, is a failure of the user (ops.failures): tried again after a growing backoff, and
+after AGENT_SIGNALS_FAILING_USER_ATTEMPTS the messages those calls read are set aside (retries.py)."""
 
 from __future__ import annotations
 
@@ -23,19 +28,26 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from agent_signals import db, embeddings, llm, quality, runs
-from agent_signals.answers import InvalidAnswer, ReconcileAnswer, parse_extract_answer, parse_reconcile_answer
+from agent_signals.answers import (
+    InvalidAnswer,
+    ReconcileAnswer,
+    parse_extract_actions,
+    parse_reconcile_answer,
+)
 from agent_signals.apply import Provenance, apply_user
 from agent_signals.config import Settings
-from agent_signals.extract import UserBatch, build_calls, prompt_version
+from agent_signals.extract import SourceMessage, UserBatch, build_calls, prompt_version
 from agent_signals.migrate import check_current
 from agent_signals.prompts import CoreLine, render_reconcile
 from agent_signals.reconcile import Decide
-from agent_signals.screen import screen, screen_text
+from agent_signals.redaction import redacting_logger
+from agent_signals.retries import TRANSIENT_MODEL_FAULTS
+from agent_signals.screen import redact, screen, screen_text
 from agent_signals.source import Pending, Window, load_batches, pending_users
 from agent_signals.sqlfiles import query
-from agent_signals.validate import Proposal, validate_answer
+from agent_signals.validate import Proposal, Rejection, validate_answer
 
-log = logging.getLogger(__name__)
+log = redacting_logger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -360,9 +372,14 @@ async def _final_ledger_row(ctx: RunContext, url: str, error: str | None) -> Non
 
 @stage("scan")
 async def scan(ctx: RunContext) -> list[Pending]:
-    """The users with flagged user messages in the run's window (and how many messages each)."""
+    """The users with flagged user messages in the run's window (and how many messages each); those waiting
+    out a failure's backoff are left for a later run (skipped_users["backoff"])."""
     async with ctx.pool.connection() as conn:
-        return await pending_users(conn, ctx.settings, ctx.window)
+        pending = await pending_users(conn, ctx.settings, ctx.window)
+    waiting = sum(p.waiting for p in pending)
+    if waiting:
+        ctx.stats.skipped_users["backoff"] += waiting
+    return [p for p in pending if not p.waiting]
 
 
 async def finished_slices(ctx: RunContext, backfill_key: str) -> set[datetime]:
@@ -584,13 +601,15 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
         extracted = await asyncio.gather(*(extract_safely(ctx, batch, started) for batch in batches))
     ready = {batch.user_id: (batch, result) for batch, result in extracted if result is not None}
     with timed(ctx, "process.gate"):
-        rejected = await asyncio.to_thread(
+        failing = await asyncio.to_thread(
             quality.gate_proposals, ctx.settings, {user_id: r.proposals for user_id, (_b, r) in ready.items()}
         )
-    for user_id, reason in rejected.items():
-        await _fail(ctx, user_id, "validate", "quality_gate", reason)
+    for user_id, reasons in failing.items():  # those candidates only: the user's others go on
+        batch, result = ready[user_id]
+        ready[user_id] = (batch, result.without(reasons, "gate"))
+        ctx.stats.actions["rejected_gate"] += len(reasons)
     with timed(ctx, "process.embed"):
-        passed = await embed_safely(ctx, {u: pair for u, pair in ready.items() if u not in rejected})
+        passed = await embed_safely(ctx, ready)
     with timed(ctx, "process.apply"):
         await asyncio.gather(*(apply_safely(ctx, b, r, slots) for b, r in passed.values()))
     done = [b for b, _p in extracted if b.user_id in started]
@@ -604,13 +623,44 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
 class Extracted:
     proposals: list[Proposal]  # to write
     quarantine: list[tuple[Proposal, str]]  # to hold for review, with the reason
+    rejected: list[Rejection] = field(default_factory=list)  # not written, recorded with the reason
     summary: str | None = None  # the user's summary after these proposals, when the answer gave one
+
+    def without(self, reasons: dict[int, str], stage: str) -> Extracted:
+        """These proposals (by index) rejected at `stage`; the answer's summary no longer describes the rest."""
+        return Extracted(
+            [p for i, p in enumerate(self.proposals) if i not in reasons],
+            self.quarantine,
+            [
+                *self.rejected,
+                *(Rejection.of(self.proposals[i], stage, r) for i, r in sorted(reasons.items())),
+            ],
+            None,
+        )
+
+
+class UserFailed(Exception):
+    """A user's extraction call failed (the model's error, or an answer that cannot be parsed): nothing is
+    written for the user and the failure is recorded with the messages that call read."""
+
+    def __init__(
+        self, stage: str, kind: str, message: str, read: list[SourceMessage], *, raw: str | None = None,
+        counted: bool = True,
+    ) -> None:  # fmt: skip
+        super().__init__(message)
+        self.stage = stage
+        self.kind = kind
+        self.message = message
+        self.read = read  # the messages of the failing call
+        self.raw = raw  # the model's answer, when it could not be parsed
+        self.counted = counted  # against the user (retries.py): not for a transient fault of the model
 
 
 async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
-    """Model call(s) for one user, strict validation, screening. Raises ModelUnavailable or InvalidAnswer."""
+    """Model call(s) for one user, validation and screening of each action. Raises UserFailed."""
     stats = ctx.stats
     proposals: list[Proposal] = []
+    rejected: list[Rejection] = []
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     summary = None
     hidden = sum(1 for m in batch.messages if m.hidden)
@@ -625,26 +675,38 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
                 "part that fits in AGENT_SIGNALS_MAX_PROMPT_TOKENS"
             )
             log.warning(stats.warnings[-1])
-        completion = await complete(ctx, call.prompt, "extract")
-        answer = parse_extract_answer(completion.text)
-        validated = validate_answer(answer, call, ctx.settings, completion.text)
+        read = list(call.messages.values())
+        try:
+            completion = await complete(ctx, call.prompt, "extract")
+        except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
+            counted = exc.kind not in TRANSIENT_MODEL_FAULTS
+            raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
+        try:
+            answer = parse_extract_actions(completion.text)
+        except InvalidAnswer as exc:
+            raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
+        validated = validate_answer(answer, call, ctx.settings)
         if validated.skips:
             stats.actions["skipped"] += validated.skips
+        if validated.rejected:
+            stats.actions["rejected_invalid"] += len(validated.rejected)
         proposals.extend(validated.proposals)
+        rejected.extend(validated.rejected)
         summary = answer.summary
     keep_special = ctx.settings.special_categories == "keep"
     screened = screen(proposals, batch.known, keep_special=keep_special)
     stats.actions.update(screened.rejected)
+    rejected.extend(Rejection.of(p, "screen", reason) for p, reason in screened.dropped)
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
-    # candidate passed screening, and the summary itself passes (apply checks the rest). A refused summary
-    # is left to the summarize stage, which writes it from the stored signals.
-    clean = len(calls) == 1 and not screened.rejected and not screened.quarantine and ctx.settings.summaries
+    # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
+    # refused summary is left to the summarize stage, which writes it from the stored signals.
+    clean = len(calls) == 1 and not rejected and not screened.quarantine and ctx.settings.summaries
     refused = clean and summary is not None and screen_text(summary, keep_special=keep_special) is not None
     if refused:
         stats.actions["summary_refused"] += 1
     if not clean or refused:
         summary = None
-    return Extracted(screened.keep, screened.quarantine, summary)
+    return Extracted(screened.keep, screened.quarantine, rejected, summary)
 
 
 EMBED_BATCH = 256  # texts per embedding call
@@ -669,7 +731,7 @@ async def embed_safely(
         except llm.ModelUnavailable as exc:
             for user_id in sorted({u for u, _i, _t in chunk} - failed):
                 failed.add(user_id)
-                await _fail(ctx, user_id, "embed", exc.kind, str(exc))
+                await _fail(ctx, user_id, "embed", exc.kind, str(exc))  # the embedding model's: not counted
             continue
         ctx.stats.embedding_calls += 1
         ctx.stats.embedding_tokens += result.prompt_tokens
@@ -762,13 +824,13 @@ async def extract_safely(
             stats.conversations -= len({m.conversation_id for m in batch.messages})
             stats.skipped_users["stopped"] += 1
             ctx.halt(exc)
-        except llm.ModelUnavailable as exc:
-            await _fail(ctx, batch.user_id, "extract", exc.kind, str(exc))
-        except InvalidAnswer as exc:
-            await _fail(ctx, batch.user_id, "validate", "invalid_answer", exc.reason, exc.raw)
+        except UserFailed as exc:
+            await _fail(ctx, batch.user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read,
+                        counted=exc.counted)  # fmt: skip
         except Exception as exc:  # a bug: this user only
             log.exception("user %s failed at extract", batch.user_id)
-            await _fail(ctx, batch.user_id, "extract", type(exc).__name__, str(exc))
+            await _fail(ctx, batch.user_id, "extract", type(exc).__name__, str(exc), read=batch.messages,
+                        counted=True)  # fmt: skip
         return batch, None
 
 
@@ -789,6 +851,7 @@ async def apply_safely(
                     batch.messages,
                     ctx.provenance,
                     quarantine=extracted.quarantine,
+                    rejected=extracted.rejected,
                     summary=extracted.summary,
                     decide=reconciler(ctx),
                     at=ctx.until,
@@ -797,7 +860,9 @@ async def apply_safely(
             ctx.stats.actions.update(counts)
         except Exception as exc:  # a database error while applying, or a bug: this user only
             log.exception("user %s failed at apply", batch.user_id)
-            await _fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc))
+            # a lost connection is the database's fault; anything else may be this user's data every time
+            await _fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
+                        counted=not isinstance(exc, psycopg.OperationalError))  # fmt: skip
 
 
 @asynccontextmanager
@@ -816,16 +881,19 @@ async def _rehearsed(ctx: RunContext, conn: psycopg.AsyncConnection, user_id: st
 
 
 async def _fail(
-    ctx: RunContext, user_id: str, stage: str, kind: str, message: str, raw: str | None = None
-) -> None:
+    ctx: RunContext, user_id: str, stage: str, kind: str, message: str, raw: str | None = None, *,
+    read: list[SourceMessage] | tuple[()] = (), counted: bool = False,
+) -> None:  # fmt: skip
+    """Record a user's failure (redacted; runs.record_failure): `counted` ones delay the user's next attempt
+    and, after the last attempt allowed, set aside the messages the failed calls kept reading."""
     ctx.stats.failures += 1
     ctx.stats.failure_reasons[f"{stage}/{kind}"] += 1
-    log.warning("user %s: %s failed (%s): %s", user_id, stage, kind, message[:300])
+    log.warning("user %s: %s failed (%s): %s", user_id, stage, kind, redact(message)[:300])
     if ctx.dry_run:
         return  # a dry run writes nothing, failures included
     try:
         async with ctx.pool.connection() as conn:
-            await runs.record_failure(
+            recorded = await runs.record_failure(
                 conn,
                 ctx.settings,
                 run_id=ctx.run_id,
@@ -834,6 +902,15 @@ async def _fail(
                 error_kind=kind,
                 message=message,
                 raw_answer=raw,
+                read=[(m.conversation_id, m.message_id) for m in read],
+                counted=counted,
             )
     except Exception:  # the database itself is gone: the user is still pending and retried next run
         log.exception("could not record the failure of user %s", user_id)
+        return
+    if recorded.set_aside:
+        ctx.stats.actions["messages_set_aside"] += recorded.set_aside
+        log.warning(
+            "user %s: %d message(s) set aside after %d failed attempts (`agent-signals set-aside list`); "
+            "their other messages are read again", user_id, recorded.set_aside, recorded.attempt,
+        )  # fmt: skip

@@ -1,7 +1,8 @@
 """Data-quality gates with Great Expectations (ephemeral context, analytics off).
 
-- Before apply: each shard's proposed actions are validated as one batch by the `proposals` suite; a user
-  with any failing row is not written and is recorded as a failure (retried next run).
+- Before apply: each shard's proposed actions are validated as one batch by the `proposals` suite; a
+  failing row (one candidate) is not written and is recorded as a rejected action; the user's other
+  candidates are written.
 - After the writes: table-level expectations on PostgreSQL. Critical ones fail the run; warnings are
   recorded in the runs ledger.
 """
@@ -56,12 +57,13 @@ def _proposals_suite(settings: Settings) -> Any:
     return suite
 
 
-def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict[str, str]:
-    """Validate a shard's proposals as one batch. Returns {user_id: reason} for users that must not be
-    written."""
+def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict[str, dict[int, str]]:
+    """Validate a shard's proposals as one batch. Returns {user_id: {index of the proposal: reason}} for the
+    candidates that must not be written (the first expectation each one fails)."""
     rows = [
         {
             "user_id": user_id,
+            "index": i,
             "action": p.action,
             "tier": p.tier,
             "kind": p.kind,
@@ -69,7 +71,7 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
             "evidence": len(p.evidence),
         }
         for user_id, proposals in batch.items()
-        for p in proposals
+        for i, p in enumerate(proposals)
     ]
     if not rows:
         return {}
@@ -87,7 +89,7 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
             result = batch.validate(_proposals_suite(settings), result_format="COMPLETE")
         finally:
             source.delete_asset(name)  # one asset per validation (GX caches metrics by batch): none kept
-    failed: dict[str, str] = {}
+    failed: dict[str, dict[int, str]] = {}
     for outcome in result.results:
         config = outcome.expectation_config
         name = f"{config.type}({config.kwargs.get('column')})"
@@ -97,7 +99,7 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
             continue
         for index in outcome.result.get("unexpected_index_list") or []:
             row = rows[index if isinstance(index, int) else index["index"]]
-            failed.setdefault(row["user_id"], f"quality gate: {name} failed for {row['content'][:80]!r}")
+            failed.setdefault(row["user_id"], {}).setdefault(row["index"], f"quality gate: {name} failed")
     return failed
 
 

@@ -12,7 +12,6 @@ rule above brings the user under the cap.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,13 +20,14 @@ from uuid import UUID
 
 from agent_signals.answers import InvalidAnswer, Merge, ReconcileAnswer
 from agent_signals.prompts import CoreLine
+from agent_signals.redaction import redacting_logger
 from agent_signals.screen import screen_text
 from agent_signals.text import normalize_content
 
 if TYPE_CHECKING:
     from agent_signals.apply import _Writer
 
-log = logging.getLogger(__name__)
+log = redacting_logger(__name__)
 
 CORE_CAP = 20  # also signals.core_cap() in sql/migrations/m004_buckets.sql
 

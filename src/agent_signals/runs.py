@@ -1,9 +1,11 @@
-"""The runs ledger (ops.runs) and per-user failures (ops.failures)."""
+"""The runs ledger (ops.runs) and per-user failures (ops.failures), with the backoff of a failing user and
+the set-aside of the messages their failed attempts kept reading (ops.set_aside; rules in retries.py)."""
 
 from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from uuid import UUID
@@ -11,7 +13,10 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
+from agent_signals import retries
 from agent_signals.config import Settings
+from agent_signals.redaction import redact_answer
+from agent_signals.screen import redact
 from agent_signals.sqlfiles import query
 
 RUN_KINDS = ("scheduled", "backfill", "manual")
@@ -127,7 +132,7 @@ class RunStats:
         params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in internal}
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
-        params["warnings"] = Jsonb(self.warnings[-100:])
+        params["warnings"] = Jsonb([redact(w) for w in self.warnings[-100:]])
         return params
 
 
@@ -190,8 +195,14 @@ async def update_run(
 ) -> None:
     await conn.execute(
         query(settings, "update_run"),
-        {**stats.as_params(), "run_id": run_id, "status": status, "error": error},
+        {**stats.as_params(), "run_id": run_id, "status": status, "error": redact(error) if error else None},
     )
+
+
+@dataclass(frozen=True)
+class RecordedFailure:
+    attempt: int  # the user's failed attempts in a row, this one included (0: it does not count against them)
+    set_aside: int  # messages set aside now (after the last attempt allowed)
 
 
 async def record_failure(
@@ -204,15 +215,51 @@ async def record_failure(
     error_kind: str,
     message: str,
     raw_answer: str | None = None,
-) -> None:
-    await conn.execute(
-        query(settings, "record_failure"),
-        {
-            "run_id": run_id,
-            "user_id": user_id,
-            "stage": stage,
-            "error_kind": error_kind,
-            "message": message[:2000],
-            "raw_answer": raw_answer,
-        },
-    )
+    read: Sequence[retries.Read] = (),
+    counted: bool = False,
+) -> RecordedFailure:
+    """Record a failure, redacted, with the messages the failing call read. One that counts against the user
+    delays their next attempt (retries.retry_delay_s); the last attempt allowed sets aside the messages the
+    failed attempts kept reading and resolves them, so that the user's other messages are read again."""
+    message = redact(message)[:2000]
+    async with conn.transaction():
+        earlier: list[list[retries.Read]] = []
+        if counted:
+            cur = await conn.execute(query(settings, "counted_failures"), {"user_id": user_id})
+            earlier = [
+                [(m["conversation_id"], m["message_id"]) for m in row[0]] for row in await cur.fetchall()
+            ]
+        attempt = len(earlier) + 1 if counted else 0
+        give_up = counted and retries.gives_up(settings, attempt)
+        await conn.execute(
+            query(settings, "record_failure"),
+            {
+                "run_id": run_id,
+                "user_id": user_id,
+                "stage": stage,
+                "error_kind": error_kind,
+                "message": message,
+                "raw_answer": redact_answer(raw_answer),
+                "counted": counted,
+                "messages": Jsonb([{"conversation_id": c, "message_id": m} for c, m in read]),
+                "retry_after_s": retries.retry_delay_s(settings, attempt)
+                if counted and not give_up
+                else None,
+            },
+        )
+        if not give_up:
+            return RecordedFailure(attempt, 0)
+        aside = retries.offending([*earlier, list(read)])
+        cur = await conn.execute(
+            query(settings, "set_aside_messages"),
+            {
+                "user_id": user_id,
+                "conversation_ids": [c for c, _m in aside],
+                "message_ids": [m for _c, m in aside],
+                "attempts": attempt,
+                "reason": f"{stage}/{error_kind}: {message}"[:2000],
+                "run_id": run_id,
+            },
+        )
+        await conn.execute(query(settings, "resolve_failures"), {"user_id": user_id, "run_id": run_id})
+        return RecordedFailure(attempt, cur.rowcount)

@@ -21,14 +21,21 @@ context block, a signal quoted back). The model can be fooled: nothing here trus
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from agent_signals.extract import KnownSignal, is_pipeline_output
 from agent_signals.instructions import instruction_reason
-from agent_signals.sensitive import findings, redact, sensitive_kinds
+from agent_signals.sensitive import findings, sensitive_kinds
+from agent_signals.sensitive import redact as redact_sensitive
 from agent_signals.special import redact_special, special_categories
 from agent_signals.text import normalize_content
 from agent_signals.validate import Proposal
+
+
+def redact(text: str) -> str:
+    """A text with its secrets, identifiers, contact data and special-category clauses replaced by
+    `[<kind> redacted]`: evidence quotes, and everything the pipeline keeps or logs beside the signals."""
+    return redact_special(redact_sensitive(text))
 
 
 def is_instruction(content: str) -> bool:
@@ -51,6 +58,11 @@ class Screened:
     keep: list[Proposal]
     quarantine: list[tuple[Proposal, str]]
     rejected: dict[str, int]  # reason -> candidates
+    dropped: list[tuple[Proposal, str]] = field(default_factory=list)  # each rejected candidate, with why
+
+    def reject(self, proposal: Proposal, counter: str, reason: str) -> None:
+        self.rejected[counter] = self.rejected.get(counter, 0) + 1
+        self.dropped.append((proposal, reason))
 
 
 def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> Screened:
@@ -59,16 +71,19 @@ def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special:
     known_texts = {s.normalized for s in known}
     result = Screened([], [], {})
     for proposal in proposals:
-        if sensitive_kinds(proposal.content) or _repeats_redacted(proposal):
-            result.rejected["skipped_sensitive"] = result.rejected.get("skipped_sensitive", 0) + 1
+        kinds = sensitive_kinds(proposal.content)
+        if kinds or _repeats_redacted(proposal):  # nor a number its quote holds as sensitive
+            result.reject(
+                proposal, "skipped_sensitive", f"sensitive: {', '.join(kinds) or 'repeats redacted data'}"
+            )
             continue
-        if not keep_special and special_categories(proposal.content):
-            result.rejected["skipped_special"] = result.rejected.get("skipped_special", 0) + 1
+        if not keep_special and (categories := special_categories(proposal.content)):
+            result.reject(proposal, "skipped_special", f"special category: {', '.join(categories)}")
             continue
         if any(
             is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
         ):
-            result.rejected["skipped_recall"] = result.rejected.get("skipped_recall", 0) + 1
+            result.reject(proposal, "skipped_recall", "recall: cites the pipeline's own output")
             continue
         if any(c.message.disguised for c in proposal.evidence):
             result.quarantine.append(
@@ -79,7 +94,7 @@ def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special:
             result.quarantine.append((proposal, reason))
             continue
         cites = tuple(
-            replace(c, quote=redact(c.quote) if keep_special else redact_special(redact(c.quote)))
+            replace(c, quote=redact_sensitive(c.quote) if keep_special else redact(c.quote))
             for c in proposal.evidence
         )
         result.keep.append(replace(proposal, evidence=cites) if cites != proposal.evidence else proposal)

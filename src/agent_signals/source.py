@@ -42,12 +42,17 @@ class Window:
 class Pending:
     user_id: str
     messages: int
+    waiting: bool = False  # the user's last attempt failed and its backoff has not run out (not read now)
 
 
 async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, window: Window) -> list[Pending]:
-    """Users with flagged user-role messages in the window (ids and counts: messages are read per shard)."""
+    """Users with flagged user-role messages in the window (ids and counts: messages are read per shard),
+    those waiting out a failure's backoff included (Pending.waiting)."""
     cur = await conn.execute(query(settings, "scan_pending_users"), window.params)
-    return [Pending(user_id, messages) for user_id, messages, _conversations in await cur.fetchall()]
+    return [
+        Pending(user_id, messages, waiting)
+        for user_id, messages, _conversations, waiting in await cur.fetchall()
+    ]
 
 
 async def load_batches(

@@ -1,11 +1,14 @@
-"""Semantic validation of a parsed answer against the call it answers. Any violation rejects the whole
-answer (InvalidAnswer): nothing is written for that user and the failure is recorded for the next run."""
+"""Semantic validation of a parsed answer against the call it answers, action by action: a valid action
+becomes a Proposal, an invalid one a Rejection (recorded in ops.rejected_actions, never written), and the
+user's valid actions are applied all the same. Only an answer that cannot be parsed at all (answers.py:
+InvalidAnswer) writes nothing for that user."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from agent_signals.answers import Create, ExtractAnswer, InvalidAnswer, Update
+from agent_signals.answers import AnsweredAction, Create, ParsedExtract, Update
 from agent_signals.config import Settings
 from agent_signals.extract import Call, KnownSignal, SourceMessage
 from agent_signals.prompts import unfence
@@ -32,58 +35,98 @@ class Proposal:
     evidence: tuple[Cite, ...]
     target: KnownSignal | None = None  # the signal an update names
     embedding: tuple[float, ...] | None = None  # set after validation, before apply
+    written: Any = field(default=None, compare=False)  # the action as the model wrote it (JSON)
 
 
 @dataclass(frozen=True)
+class Rejection:
+    """An action that is not written, and why: it failed validation, screening or the quality gate."""
+
+    stage: str  # "validate" | "screen" | "gate"
+    reason: str
+    written: Any  # the action as the model wrote it (JSON)
+    cites: tuple[SourceMessage, ...] = ()  # the messages its evidence named
+
+    @classmethod
+    def of(cls, proposal: Proposal, stage: str, reason: str) -> Rejection:
+        written = proposal.written
+        if written is None:
+            written = {"action": proposal.action, "content": proposal.content, "tier": proposal.tier,
+                       "kind": proposal.kind, "evidence": [{"quote": c.quote} for c in proposal.evidence]}  # fmt: skip
+        return cls(stage, reason, written, tuple(c.message for c in proposal.evidence))
+
+
+@dataclass
 class Validated:
-    proposals: list[Proposal]
-    skips: int
+    proposals: list[Proposal] = field(default_factory=list)
+    skips: int = 0  # actions that were `skip`
+    rejected: list[Rejection] = field(default_factory=list)
 
 
-def validate_answer(answer: ExtractAnswer, call: Call, settings: Settings, raw: str) -> Validated:
-    proposals: list[Proposal] = []
-    skips = 0
-    for i, action in enumerate(answer.actions):
-        where = f"actions.{i}"
-        if not isinstance(action, (Create, Update)):
-            skips += 1
-            continue
-        if action.kind not in settings.kinds:
-            raise InvalidAnswer(
-                f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}", raw
-            )
-        content = " ".join(clean(action.content).split())
-        if len(content) > MAX_CONTENT_CHARS:
-            raise InvalidAnswer(f"{where}.content: longer than {MAX_CONTENT_CHARS} characters", raw)
-        normalized = normalize_content(content)
-        if not normalized:
-            raise InvalidAnswer(f"{where}.content: no text", raw)
-        target = None
-        if isinstance(action, Update):
-            target = call.signals.get(action.signal)
-            if target is None:
-                raise InvalidAnswer(f"{where}.signal: unknown handle {action.signal!r}", raw)
-            if target.origin == "manual":
-                raise InvalidAnswer(f"{where}.signal: {action.signal} is the user's own signal", raw)
-        cites = []
-        for j, evidence in enumerate(action.evidence):
-            message = call.messages.get(evidence.message)
-            if message is None:
-                raise InvalidAnswer(f"{where}.evidence.{j}.message: unknown handle {evidence.message!r}", raw)
-            span = cited_span(evidence.quote, message)
-            if span is None:
-                raise InvalidAnswer(
-                    f"{where}.evidence.{j}.quote: not in message {evidence.message}: {evidence.quote[:80]!r}",
-                    raw,
+class _Invalid(Exception):
+    """One action breaks a rule (the message says where and which)."""
+
+
+def validate_answer(answer: ParsedExtract, call: Call, settings: Settings) -> Validated:
+    """Judge each action of the answer on its own."""
+    result = Validated()
+    for item in answer.actions:
+        if item.action is None:
+            result.rejected.append(Rejection("validate", item.error or "wrong schema", item.written,
+                                             _named(item.written, call)))  # fmt: skip
+        elif not isinstance(item.action, (Create, Update)):
+            result.skips += 1
+        else:
+            try:
+                result.proposals.append(_proposal(item, item.action, call, settings))
+            except _Invalid as exc:
+                result.rejected.append(
+                    Rejection("validate", str(exc), item.written, _named(item.written, call))
                 )
-            cites.append(Cite(message, span))
-        proposals.append(
-            Proposal(action.action, content, normalized, action.tier, action.kind, tuple(cites), target)
-        )
-    return Validated(proposals, skips)
+    return result
+
+
+def _proposal(item: AnsweredAction, action: Create | Update, call: Call, settings: Settings) -> Proposal:
+    where = f"actions.{item.index}"
+    if action.kind not in settings.kinds:
+        raise _Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
+    content = " ".join(clean(action.content).split())
+    if len(content) > MAX_CONTENT_CHARS:
+        raise _Invalid(f"{where}.content: longer than {MAX_CONTENT_CHARS} characters")
+    normalized = normalize_content(content)
+    if not normalized:
+        raise _Invalid(f"{where}.content: no text")
+    target = None
+    if isinstance(action, Update):
+        target = call.signals.get(action.signal)
+        if target is None:
+            raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
+        if target.origin == "manual":
+            raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+    cites = []
+    for j, evidence in enumerate(action.evidence):
+        message = call.messages.get(evidence.message)
+        if message is None:
+            raise _Invalid(f"{where}.evidence.{j}.message: unknown handle {evidence.message!r}")
+        span = cited_span(evidence.quote, message)
+        if span is None:
+            raise _Invalid(f"{where}.evidence.{j}.quote: not in message {evidence.message}")
+        cites.append(Cite(message, span))
+    return Proposal(action.action, content, normalized, action.tier, action.kind, tuple(cites), target,
+                    written=item.written)  # fmt: skip
 
 
 def cited_span(quote: str, message: SourceMessage) -> str | None:
     """The span of the message's (cleaned) text that a quote cites: the quote as the prompt showed it
     (fenced), or else as the model may have written it back unescaped; cleaned like the message."""
     return find_span(clean(unfence(quote)), message.content) or find_span(clean(quote), message.content)
+
+
+def _named(written: Any, call: Call) -> tuple[SourceMessage, ...]:
+    """The messages of the call an action's evidence names, however malformed the action."""
+    evidence = written.get("evidence") if isinstance(written, dict) else None
+    if not isinstance(evidence, list):
+        return ()
+    handles = [e.get("message") for e in evidence if isinstance(e, dict)]
+    named = {h: call.messages[h] for h in handles if isinstance(h, str) and h in call.messages}
+    return tuple(named.values())
