@@ -12,7 +12,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_signals.answers import parse_extract_answer, parse_reconcile_answer, parse_summary_answer
+from agent_signals.answers import (
+    parse_extract_actions,
+    parse_extract_answer,
+    parse_reconcile_answer,
+    parse_summary_answer,
+)
 from agent_signals.config import Settings
 from agent_signals.extract import SourceMessage, UserBatch, build_calls
 from agent_signals.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
@@ -149,7 +154,7 @@ def test_the_fooled_model_copies_every_message_into_a_schema_valid_answer(item):
     assert status == 200 and action.tier == "core" and answer.summary
     assert fold(action.content) == fold(item.text)[: len(fold(action.content))]
     if len(action.content) <= MAX_CONTENT_CHARS:
-        (proposal,) = validate_answer(answer, call, settings, raw).proposals
+        (proposal,) = validate_answer(parse_extract_actions(raw), call, settings).proposals
         assert proposal.content == " ".join(action.content.split())
 
 

@@ -126,7 +126,7 @@ def test_a_raw_answer_is_redacted_value_by_value_whatever_its_escapes():
             not holds_a_secret(redacted)
             and json.loads(redacted)["actions"][0]["n"] == "[card_number redacted]"
         )
-    assert redact_answer(r"oops: pass\u0077ord is hunter2secret") == "oops: [password redacted]"
+    assert redact_answer(r"oops: pass\u0077ord is hunter2secret") == "oops: password is [password redacted]"
     assert redact_answer(None) is None
 
 
@@ -138,6 +138,6 @@ def test_event_payloads_lose_their_secrets_and_keep_their_ids_and_numbers():
         "content": f"password: {PASSWORD}",
     }
     merged = redact_fields({"survivor": snapshot, "absorbed": [snapshot]})
-    assert merged["survivor"]["content"] == "[password redacted]"
+    assert merged["survivor"]["content"] == "password: [password redacted]"
     assert merged["absorbed"][0]["signal_id"] == snapshot["signal_id"]
     assert merged["survivor"]["decay_score"] == snapshot["decay_score"]

@@ -696,7 +696,9 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     keep_special = ctx.settings.special_categories == "keep"
     screened = screen(proposals, batch.known, keep_special=keep_special)
     stats.actions.update(screened.rejected)
-    rejected.extend(Rejection.of(p, "screen", reason) for p, reason in screened.dropped)
+    rejected.extend(
+        Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in screened.dropped
+    )
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
     # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
     # refused summary is left to the summarize stage, which writes it from the stored signals.

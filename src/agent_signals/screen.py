@@ -53,16 +53,20 @@ def screen_text(text: str, *, keep_special: bool = False) -> str | None:
     return instruction_reason(text)
 
 
+WITHHELD_COUNTERS = frozenset({"skipped_sensitive", "skipped_special"})
+
+
 @dataclass
 class Screened:
     keep: list[Proposal]
     quarantine: list[tuple[Proposal, str]]
     rejected: dict[str, int]  # reason -> candidates
-    dropped: list[tuple[Proposal, str]] = field(default_factory=list)  # each rejected candidate, with why
+    # each rejected candidate, with why, and whether its text must not be kept (it holds what is refused)
+    dropped: list[tuple[Proposal, str, bool]] = field(default_factory=list)
 
     def reject(self, proposal: Proposal, counter: str, reason: str) -> None:
         self.rejected[counter] = self.rejected.get(counter, 0) + 1
-        self.dropped.append((proposal, reason))
+        self.dropped.append((proposal, reason, counter in WITHHELD_COUNTERS))
 
 
 def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> Screened:

@@ -38,6 +38,9 @@ class Proposal:
     written: Any = field(default=None, compare=False)  # the action as the model wrote it (JSON)
 
 
+WITHHELD = "[withheld]"  # the text of a candidate rejected for what it holds
+
+
 @dataclass(frozen=True)
 class Rejection:
     """An action that is not written, and why: it failed validation, screening or the quality gate."""
@@ -48,8 +51,13 @@ class Rejection:
     cites: tuple[SourceMessage, ...] = ()  # the messages its evidence named
 
     @classmethod
-    def of(cls, proposal: Proposal, stage: str, reason: str) -> Rejection:
+    def of(cls, proposal: Proposal, stage: str, reason: str, withhold: bool = False) -> Rejection:
+        """`withhold`: the action was rejected for what its text holds (a secret, a special category), so
+        its texts are not kept at all, redaction or not: only its shape, the messages it cited and why."""
         written = proposal.written
+        if withhold:
+            written = {"action": proposal.action, "content": WITHHELD, "tier": proposal.tier,
+                       "kind": proposal.kind, "evidence": [{"quote": WITHHELD} for _c in proposal.evidence]}  # fmt: skip
         if written is None:
             written = {"action": proposal.action, "content": proposal.content, "tier": proposal.tier,
                        "kind": proposal.kind, "evidence": [{"quote": c.quote} for c in proposal.evidence]}  # fmt: skip
