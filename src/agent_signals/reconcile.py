@@ -114,9 +114,7 @@ def _plan(answer: ReconcileAnswer, handles: dict[str, CoreRow], own: set[str]) -
         if isinstance(decision, Merge):
             if not normalize_content(decision.content):
                 raise InvalidAnswer(f"decisions.{i}.content: no text", "")
-            if (
-                redact(decision.content) != decision.content
-            ):  # a merged text is stored: nothing to redact in it
+            if redact(decision.content) != decision.content:  # a merged text is stored as a signal
                 raise InvalidAnswer(f"decisions.{i}.content: holds what redaction hides", "")
             plan.merges.append((list(group), " ".join(decision.content.split())))
         elif decision.action == "demote":
