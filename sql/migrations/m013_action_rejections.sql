@@ -110,15 +110,19 @@ cross join lateral (
           select 1 from ops.set_aside a
           where a.conversation_id = m.conversation_id and a.message_id = m.message_id and a.released_at is null
       )
-    union all
+    union all  -- from the (few) released rows: never a scan of the history behind the watermark
     select m.conversation_id, m.message_id, m.content, m.created_at
-    from source.messages m
-    where w.conversation_id is not null
-      and (m.conversation_id, m.message_id) in (
-          select a.conversation_id, a.message_id from ops.set_aside a
-          where a.conversation_id = c.conversation_id and a.released_at is not null and a.read_again_at is null
-      )
-      and (m.created_at, m.message_id) <= (w.last_message_at, w.last_message_id)
+    from (
+        select distinct a.message_id from ops.set_aside a
+        where a.conversation_id = c.conversation_id and w.conversation_id is not null
+          and a.released_at is not null and a.read_again_at is null
+    ) released
+    cross join lateral (
+        select m.* from source.messages m
+        where m.conversation_id = c.conversation_id and m.message_id = released.message_id
+        offset 0
+    ) m
+    where (m.created_at, m.message_id) <= (w.last_message_at, w.last_message_id)
       and m.created_at > coalesce(f.at, '-infinity')
       and m.created_at <= p_until
       and (p_since is null or m.created_at >= p_since)
