@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_signals.answers import ANSWER_MODELS, answer_schema, parse_extract_answer
+from agent_signals.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
 from agent_signals.config import Settings
 from agent_signals.extract import SourceMessage, UserBatch, build_calls
 from agent_signals.prompts import (
@@ -99,7 +99,7 @@ def test_a_quote_copied_from_the_prompt_validates_against_the_message(text):
     for quote in (shown, text):  # copied from the prompt, or written back unescaped (the offline model)
         raw = json.dumps({"actions": [{"action": "create", "content": "Is a fan", "tier": "contextual",
                           "kind": "personal", "evidence": [{"message": "m1", "quote": quote}]}]})  # fmt: skip
-        (proposal,) = validate_answer(parse_extract_answer(raw), call, Settings(), raw).proposals
+        (proposal,) = validate_answer(parse_extract_actions(raw), call, Settings()).proposals
         assert proposal.evidence[0].quote == text
 
 

@@ -145,7 +145,7 @@ def test_a_candidate_that_breaks_an_expectation_is_rejected_alone(conn, settings
     assert (summary["actions"]["created"], summary["actions"]["rejected_gate"]) == (2, 1)
     rejected = conn.execute("select user_id, stage, reason, action ->> 'content' from ops.rejected_actions")
     user, stage, reason, content = rejected.fetchone()
-    assert (user, stage, content) == ("cy", "gate", "Likes {{ config.theme }}")
+    assert (user, stage, content) == ("cy", "gate", "Prefers {} for empty dicts")
     assert "not_match_regex(content)" in reason
     assert conn.execute("select user_id from signals.signals order by 1").fetchall() == [("cy",), ("di",)]
     assert conn.execute("select count(*) from signals.watermarks where user_id = 'cy'").fetchone()[0] == 1
