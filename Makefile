@@ -2,6 +2,8 @@
 # everything the project needs (Python packages and the embedded PostgreSQL, which comes with pgserver).
 
 PYTHON ?= python3
+# pytest-xdist workers of `make test` (each with its own data folder): most test time is spent waiting on processes
+TEST_WORKERS ?= 2
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -27,7 +29,7 @@ demo: install  ## migrate, seed 200 demo users, run the pipeline once, print the
 	$(BIN)/agent-signals demo
 
 test: install  ## the whole suite against a real PostgreSQL (embedded unless DATABASE_URL is set)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=25
 
 lint: install
 	$(BIN)/ruff check src flows tests bench
@@ -37,6 +39,8 @@ format: install
 	$(BIN)/ruff format src flows tests bench
 	$(BIN)/ruff check --fix src flows tests bench
 
-clean:  ## stop the embedded PostgreSQL and remove its data and the virtualenv
-	-$(BIN)/python -c 'import pgserver; pgserver.get_server(".agent-signals/pgdata", cleanup_mode="delete")' 2>/dev/null
+clean:  ## stop the embedded PostgreSQL (and the test workers' ones) and remove its data and the virtualenv
+	-for pgdata in .agent-signals/pgdata .agent-signals/workers/*/pgdata; do [ -d "$$pgdata" ] && \
+		$(BIN)/python -c 'import sys, pgserver; pgserver.get_server(sys.argv[1], cleanup_mode="delete")' "$$pgdata"; \
+	done 2>/dev/null
 	rm -rf .agent-signals $(VENV)

@@ -1,5 +1,10 @@
 """Fixtures: a real PostgreSQL (the embedded one, or DATABASE_URL's server), a fresh database per test cloned
-from a migrated template, real Prefect flows under one test harness, the scripted model at the litellm seam."""
+from a migrated template, real Prefect flows under one test harness (whose server the command-line
+processes of a test can share), the scripted model at the litellm seam.
+
+Under pytest-xdist (`make test` runs `pytest -n`) each worker is its own checkout: its own data folder
+(<data dir>/workers/<worker>: embedded PostgreSQL, dbt's target/, Prefect's home), so no two workers share
+a file or a server (with DATABASE_URL set they share that server, each with its own databases)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,9 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from agent_signals.config import Settings
 from agent_signals.runtime import apply_defaults
 
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a pytest-xdist worker; unset otherwise
+if WORKER:
+    os.environ["AGENT_SIGNALS_DATA_DIR"] = str(Settings().data_dir / "workers" / WORKER)
 apply_defaults(Settings())  # before litellm / prefect are imported by the test modules
 
 from agent_signals import db
@@ -29,6 +37,12 @@ def _with_db(url: str, dbname: str) -> str:
     params = conninfo_to_dict(url)
     params["dbname"] = dbname
     return make_conninfo(**params)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (a stable sort): pytest-xdist hands tests out in this order, so its workers end
+    together instead of one finishing a long test alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(scope="session")
@@ -137,3 +151,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
             terminalreporter.write_line("")
             for line in text.splitlines():
                 terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def prefect_api(prefect_harness, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The harness's Prefect API, exported as PREFECT_API_URL to the processes the test starts: their flows
+    report to it instead of each starting Prefect's temporary server (about 5 s a process, 15 s with a new
+    PREFECT_HOME). For tests of the command line; tests of Prefect's own start and stop (serve, interrupts,
+    a run that must not start Prefect) leave PREFECT_API_URL unset."""
+    from prefect.settings import PREFECT_API_URL
+
+    url = PREFECT_API_URL.value()
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    return url

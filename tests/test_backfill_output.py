@@ -19,6 +19,8 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_api")
 def test_a_backfill_over_several_slices_counts_each_user_once_without_task_lines(
     database_url, conn, settings
 ):

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import psycopg
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {
@@ -26,6 +27,8 @@ def scratch_databases(server_url: str) -> set[str]:
     return {name for (name,) in rows}
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_api")  # the bench's child processes report to the harness's Prefect server
 def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:
     before = scratch_databases(server_url)
     done = subprocess.run(

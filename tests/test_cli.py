@@ -117,6 +117,8 @@ def test_db_url_of_the_embedded_server_is_accepted_by_psql():
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_api")
 def test_the_quickstart_demo_ends_with_signals_and_a_printed_summary(database_url, conn):
     result = agent_signals("demo", "--users", "12")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -134,6 +136,7 @@ def test_the_quickstart_demo_ends_with_signals_and_a_printed_summary(database_ur
 
 
 @pytest.mark.db
+@pytest.mark.slow
 def test_a_users_own_signals_from_the_command_line(database_url, conn):
     added = agent_signals("signals", "add", "--user", "zoe", "--kind", "writing", "Prefers British spelling")
     assert added.returncode == 0, added.stderr
@@ -171,6 +174,7 @@ def test_signal_commands_fail_in_one_line(database_url, args, code, message):
 
 
 @pytest.mark.db
+@pytest.mark.slow
 def test_a_signal_is_named_by_its_id_never_by_a_pattern(database_url, conn, settings):
     """`signals delete --user ghost "____"` once deleted the user's only signal: the id was a LIKE pattern."""
     from agent_signals import user_paths
@@ -215,6 +219,8 @@ def test_load_from_the_command_line_persists_and_reloading_changes_nothing(datab
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_api")
 def test_backfill_from_the_command_line(database_url, conn, settings):
     from datetime import UTC, datetime, timedelta
 

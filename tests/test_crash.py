@@ -16,7 +16,8 @@ import pytest
 from flows.extract import extract_signals
 from tests.builders import conversation, kill_when, load_conversations
 
-pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
+# prefect_api: the killed `agent-signals run` processes report to the harness's Prefect server
+pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.slow, pytest.mark.usefixtures("prefect_api")]
 
 USERS = 16
 FINAL = """select user_id, content, tier, kind, status, mention_count, first_seen_at, last_seen_at
@@ -104,10 +105,11 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
         else:  # then at a random moment: booting, embedding, summaries, the view refresh, the checks
             proc = subprocess.Popen([sys.executable, "-m", "agent_signals", "run"], env=env,
                                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-            time.sleep(rng.uniform(2.0, 14.0))
-            if proc.poll() is None:
+            try:
+                proc.wait(timeout=rng.uniform(2.0, 14.0))  # a run that ends before its moment is not killed
+            except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+                proc.wait()
         with psycopg.connect(crashed, autocommit=True) as conn:
             killed_during.add(conn.execute(committed).fetchone()[0])
 

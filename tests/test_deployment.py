@@ -22,7 +22,7 @@ import pytest
 from agent_signals.config import Settings
 from tests.builders import T0, conversation, load_conversations
 
-pytestmark = [pytest.mark.db, pytest.mark.flow]
+pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.slow]
 
 PREFECT = str(Path(sys.executable).parent / "prefect")
 
@@ -51,9 +51,14 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def _cli(args: list[str], env: dict) -> str:
+def _cli(args: list[str], env: dict, timeout_s: float = 180) -> str:
     done = subprocess.run(
-        [PREFECT, *args], env=env, cwd=Settings().project_dir, capture_output=True, text=True, timeout=180
+        [PREFECT, *args],
+        env=env,
+        cwd=Settings().project_dir,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
     )
     assert done.returncode == 0, (
         f"prefect {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
@@ -109,8 +114,8 @@ def test_the_backfill_deployment_runs_on_workers_of_a_process_pool_shard_by_shar
         out = _cli(
             ["deployment", "run", "backfill-signals/backfill", "--param", f"since={since.isoformat()}",
              "--param", f"until={until.isoformat()}", "--param", "slice=1d", "--watch",
-             "--watch-timeout", "240"],
-            env,
+             "--watch-timeout", "480"],
+            env, timeout_s=540,  # liveness bounds, not speed figures: five flow-run processes on a busy CI
         )  # fmt: skip
         assert "Completed" in out, out[-2000:] + (tmp_path / "worker-1.log").read_text()[-3000:]
     finally:

@@ -54,6 +54,8 @@ def last_run(conn, kind: str) -> tuple[str, int]:
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_api")
 def test_forgetting_holds_against_runs_backfills_and_replays(database_url, conn, tmp_path):
     old = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=3)
     load(

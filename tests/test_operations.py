@@ -20,7 +20,8 @@ from flows.backfill import backfill_signals
 from flows.extract import extract_signals
 from tests.builders import T0, conversation, kill_when, load_conversations
 
-pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
+# prefect_api: the killed `agent-signals backfill` process reports to the harness's Prefect server
+pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_api")]
 
 FINAL = """select user_id, content, tier, kind, status, mention_count, first_seen_at, last_seen_at
            from signals.signals order by user_id, content"""
@@ -102,6 +103,7 @@ def test_a_backfill_equals_a_scheduled_run_over_the_same_messages(new_database, 
     assert final(replayed) == final(scheduled)
 
 
+@pytest.mark.slow
 def test_a_backfill_killed_half_way_finishes_with_the_same_result(new_database, monkeypatch):
     reference, crashed = new_database(), new_database()
     seed(reference)

@@ -1,7 +1,12 @@
 """How `agent-signals run` ends, end to end with real processes: a misconfigured model stops the run at its
 first request (failed, one `error:` line and a hint, non-zero exit), a run in which every user failed exits
 non-zero, SIGINT and SIGTERM stop a run within seconds with an honest `interrupted` ledger row that the next
-run finishes, and a run with nothing to do is recorded without starting Prefect."""
+run finishes, and a run with nothing to do is recorded without starting Prefect.
+
+The runs that end by themselves on an error (every user failed), by a signal, or with nothing to do run as a
+user without PREFECT_API_URL runs them: with Prefect's temporary server in the process group, under a new
+PREFECT_HOME. The others (a misconfigured model, a missing key, the reference and finishing runs) report to
+the harness's Prefect server (`prefect_api`): what they test does not depend on where Prefect runs."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import pytest
 
 from tests import http_model
 
-pytestmark = [pytest.mark.db, pytest.mark.flow]
+pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "agent_signals"]
@@ -28,9 +33,14 @@ def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
 
 
-def base_env(url: str, tmp_path: Path, **extra: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENT_SIGNALS_"))}
-    return {**env, "DATABASE_URL": url, "PREFECT_HOME": str(tmp_path / "prefect"), **extra}
+def base_env(url: str, tmp_path: Path, *, api: str | None = None, **extra: str) -> dict:
+    """An `agent-signals` process's environment: Prefect's temporary server under a new PREFECT_HOME, or the
+    Prefect API `api` when one is given."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENT_SIGNALS_", "PREFECT_API"))
+    }
+    env |= {"DATABASE_URL": url, "PREFECT_HOME": str(tmp_path / "prefect"), **extra}
+    return env | ({"PREFECT_API_URL": api} if api else {})
 
 
 def seed(url: str, tmp_path: Path, users: int) -> None:
@@ -63,11 +73,13 @@ MISCONFIGURED = {
 
 
 @pytest.mark.parametrize("status", sorted(MISCONFIGURED))
-def test_a_misconfigured_model_stops_the_run_at_its_first_request(database_url, tmp_path, status):
+def test_a_misconfigured_model_stops_the_run_at_its_first_request(
+    database_url, tmp_path, prefect_api, status
+):
     answer, words = MISCONFIGURED[status]
     seed(database_url, tmp_path, 6)
     with http_model.serve(lambda _path, _body: answer) as model:
-        env = base_env(database_url, tmp_path, **model.env(), AGENT_SIGNALS_MAX_RETRIES="3",
+        env = base_env(database_url, tmp_path, api=prefect_api, **model.env(), AGENT_SIGNALS_MAX_RETRIES="3",
                        AGENT_SIGNALS_RETRY_BACKOFF_S="0")  # fmt: skip
         result = cli("run", env=env)
     assert len(model.requests) == 1, "no retry, no other user: one request per misconfiguration"
@@ -80,12 +92,11 @@ def test_a_misconfigured_model_stops_the_run_at_its_first_request(database_url, 
         assert conn.execute("select count(*) from ops.failures").fetchone()[0] == 0
 
 
-def test_a_missing_key_fails_the_run_before_any_request(database_url, tmp_path):
+def test_a_missing_key_fails_the_run_before_any_request(database_url, tmp_path, prefect_api):
     seed(database_url, tmp_path, 3)
     with http_model.serve(lambda _path, _body: http_model.chat("{}")) as model:
-        env = {
-            k: v for k, v in base_env(database_url, tmp_path, **model.env()).items() if k != "OPENAI_API_KEY"
-        }
+        env = base_env(database_url, tmp_path, api=prefect_api, **model.env())
+        del env["OPENAI_API_KEY"]
         result = cli("run", env=env)
     assert model.requests == []
     assert result.returncode == 1
@@ -116,12 +127,12 @@ USERS = 40
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_run_stops_at_once_says_what_it_committed_and_the_next_run_finishes(
-    new_database, tmp_path, signum
+    new_database, tmp_path, prefect_api, signum
 ):
     reference, interrupted = new_database(), new_database()
     for url in (reference, interrupted):
         seed(url, tmp_path, USERS)
-    assert cli("run", env=base_env(reference, tmp_path)).returncode == 0
+    assert cli("run", env=base_env(reference, tmp_path, api=prefect_api)).returncode == 0
     pending = last_run(reference)[2]  # the demo's users with flagged conversations
 
     env = base_env(
@@ -155,7 +166,7 @@ def test_an_interrupted_run_stops_at_once_says_what_it_committed_and_the_next_ru
         assert 0 < users < pending, "the interrupt must land mid-run"
         assert f"{users} user(s) committed" in stderr
 
-    finished = cli("run", env=base_env(interrupted, tmp_path))
+    finished = cli("run", env=base_env(interrupted, tmp_path, api=prefect_api))
     assert finished.returncode == 0, finished.stderr
     assert last_run(interrupted)[1:3] == ("succeeded", pending - users)
     with psycopg.connect(interrupted, autocommit=True) as conn, psycopg.connect(reference) as ref:

@@ -48,6 +48,7 @@ def test_run_stats_merge_adds_every_figure():
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_run_on_a_local_dask_cluster_equals_a_run_in_one_process(new_database, monkeypatch):
     from prefect_dask import DaskTaskRunner

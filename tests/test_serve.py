@@ -65,6 +65,7 @@ def serve(database_url, tmp_path):
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
 def test_a_manual_deployment_run_completes_and_sigint_stops_everything(serve, database_url, tmp_path):
     proc, _api_url, env = serve(NEVER_DURING_A_TEST)
     manual = subprocess.run(
@@ -83,6 +84,7 @@ def test_a_manual_deployment_run_completes_and_sigint_stops_everything(serve, da
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
 def test_the_schedule_makes_a_run_that_completes_and_sigterm_stops_everything(serve, database_url, tmp_path):
     proc, api_url, _env = serve(EVERY_MINUTE)
     log = tmp_path / "serve.log"
