@@ -753,3 +753,8 @@ def main() -> None:
     except click.ClickException as exc:
         click.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
+    except (psycopg.errors.UndefinedTable, psycopg.errors.InvalidSchemaName) as exc:
+        # a command reading tables of a database that was never migrated (or migrated by an older version)
+        click.echo(f"error: {exc.diag.message_primary or exc}: the database is not migrated", err=True)
+        click.echo("hint: run `agent-signals db migrate`", err=True)
+        sys.exit(1)
