@@ -179,3 +179,41 @@ def test_an_openai_model_gets_the_prompt_as_rendered():
     with http_model.serve(answer_both) as server:
         complete(settings_for(server))
     assert server.received[0].body["messages"] == PROMPT
+
+
+# ---------------------------------------------------------------------------------------------------
+# End to end: one run over HTTP
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_run_over_http_records_cached_tokens_and_a_server_error_as_a_transient_failure(
+    conn, settings, monkeypatch
+):
+    from agent_signals.report import run_markdown
+    from flows.extract import extract_signals
+    from tests.builders import conversation, load_conversations
+
+    load_conversations(conn, settings, *(conversation(f"c{u}", u, [("user", f"I'm {u}.")]) for u in ("ann", "bo")),
+                       conversation("cz", "cy", [("user", "I'm cy, BOOM.")]))  # fmt: skip
+
+    def respond(_path: str, body: dict) -> tuple[int, dict]:
+        if "BOOM" in body["messages"][-1]["content"]:
+            return http_model.SERVER_ERROR
+        return http_model.chat(ANSWER, prompt_tokens=1500, cached_tokens=1024)
+
+    with http_model.serve(respond) as server:
+        for name, value in {"MODEL": "openai/some-name", "API_BASE": server.url, "API_KEY": "sk-test",
+                            "MAX_RETRIES": "1", "RETRY_BACKOFF_S": "0", "SHARDS": "1"}.items():  # fmt: skip
+            monkeypatch.setenv(f"AGENT_SIGNALS_{name}", value)
+        summary = asyncio.run(extract_signals(kind="manual"))
+    assert len(server.requests) == 4  # ann, bo, and cy's call retried once
+    assert (summary["status"], summary["llm_calls"], summary["failures"]) == ("partial", 2, 1)
+    row = conn.execute("select prompt_tokens, cached_prompt_tokens from ops.runs").fetchone()
+    assert row == (3000, 2048) and summary["cached_prompt_tokens"] == 2048
+    assert "| 3000 | 2048 |" in run_markdown(conn, settings, summary)
+    failure = conn.execute(
+        "select user_id, stage, error_kind, counted, retry_after from ops.failures"
+    ).fetchone()
+    assert failure == ("cy", "extract", "server_error", False, None)  # not counted against cy
