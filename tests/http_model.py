@@ -1,13 +1,16 @@
 """A tiny OpenAI-compatible HTTP server on 127.0.0.1 for tests that go through litellm's real provider path
-(`openai/<name>` with OPENAI_API_BASE / OPENAI_BASE_URL pointing here). It records every request and answers
-with whatever `respond(path, body)` returns: (status, JSON body). Helpers build the usual answers; `fooled` is a
-model that believes everything it reads."""
+(`openai/<name>` with OPENAI_API_BASE / OPENAI_BASE_URL, or AGENT_SIGNALS_API_BASE, pointing here). It records
+every request (path, JSON body, headers, arrival time) and answers with whatever `respond(path, body)` returns:
+(status, JSON body), or a Reply that also sets response headers (Retry-After) or a delay before answering (a
+socket timeout on the client's side). Helpers build the usual answers; `fooled` is a model that believes
+everything it reads."""
 
 from __future__ import annotations
 
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,7 +18,28 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from agent_signals.prompts import unfence
 
-Respond = Callable[[str, dict], tuple[int, dict]]
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer with transport details: extra response headers, and seconds to wait before answering."""
+
+    status: int
+    body: dict
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+Respond = Callable[[str, dict], "tuple[int, dict] | Reply"]
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the server saw it."""
+
+    path: str
+    body: dict
+    headers: dict[str, str]  # names in lower case
+    at: float  # time.monotonic() at arrival
 
 
 def error(
@@ -25,14 +49,29 @@ def error(
     return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
-def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> tuple[int, dict]:
-    """A successful chat completion answering `content`."""
+def chat(
+    content: str, prompt_tokens: int = 10, completion_tokens: int = 5, cached_tokens: int | None = None
+) -> tuple[int, dict]:
+    """A successful chat completion answering `content` (`cached_tokens`: of the prompt's, read from a cache)."""
+    usage: dict = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                   "total_tokens": prompt_tokens + completion_tokens}  # fmt: skip
+    if cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
     return 200, {
         "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test",
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "usage": usage,
     }  # fmt: skip
+
+
+def embeddings(body: dict, dim: int = 256) -> tuple[int, dict]:
+    """A successful embeddings answer for the request `body`: one unit vector per input."""
+    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    data = [
+        {"object": "embedding", "index": i, "embedding": [1.0] + [0.0] * (dim - 1)} for i in range(len(texts))
+    ]
+    return 200, {"object": "list", "data": data, "model": "test",
+                 "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}}  # fmt: skip
 
 
 # What a model sees of the rendered prompts (prompts/*/v1.user.j2): fenced message text and signal lines.
@@ -76,6 +115,30 @@ def fooled(_path: str, body: dict) -> tuple[int, dict]:
     return chat(text, prompt_tokens=len(user) // 4 + 1, completion_tokens=len(text) // 4 + 1)
 
 
+def rate_limited(retry_after: str) -> Reply:
+    """A 429 whose Retry-After header asks the client to wait (seconds or an HTTP date)."""
+    status, body = error(429, "Rate limit reached, please retry later.", kind="rate_limit_error")
+    return Reply(status, body, headers={"Retry-After": retry_after})
+
+
+def slow(delay_s: float, answer: tuple[int, dict] | None = None) -> Reply:
+    """An answer sent only after `delay_s` seconds (a client with a shorter timeout gives up first)."""
+    status, body = answer or chat("{}")
+    return Reply(status, body, delay_s=delay_s)
+
+
+def in_turn(*answers: tuple[int, dict] | Reply) -> Respond:
+    """Answer each request with the next of `answers`, the last one again after the others ran out."""
+    given = iter(range(len(answers)))
+    lock = threading.Lock()
+
+    def respond(_path: str, _body: dict) -> tuple[int, dict] | Reply:
+        with lock:
+            return answers[next(given, len(answers) - 1)]
+
+    return respond
+
+
 UNAUTHORIZED = error(401, "Incorrect API key provided: sk-test.", code="invalid_api_key")
 FORBIDDEN = error(403, "You are not allowed to use this model.", kind="permission_error")
 MODEL_NOT_FOUND = error(404, "The model `some-name` does not exist.", code="model_not_found")
@@ -88,6 +151,7 @@ class HttpModel:
     url: str  # the API base, e.g. http://127.0.0.1:PORT/v1
     respond: Respond
     requests: list[tuple[str, dict]] = field(default_factory=list)  # (path, JSON body) in arrival order
+    received: list[Received] = field(default_factory=list)  # the same requests with headers and times
 
     def env(self, model: str = "openai/some-name", api_key: str = "sk-test") -> dict[str, str]:
         """Environment variables that point the pipeline's model at this server."""
@@ -97,22 +161,33 @@ class HttpModel:
 
 @contextmanager
 def serve(respond: Respond) -> Iterator[HttpModel]:
-    """Run the server in a thread for the block; stopped and closed after it."""
+    """Run the server in a thread for the block; stopped and closed after it (delayed answers are dropped)."""
     model = HttpModel("", respond)
     lock = threading.Lock()
+    stopping = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
+            at = time.monotonic()
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            headers = {name.lower(): value for name, value in self.headers.items()}
             with lock:
                 model.requests.append((self.path, body))
-            status, answer = model.respond(self.path, body)
-            payload = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+                model.received.append(Received(self.path, body, headers, at))
+            answer = model.respond(self.path, body)
+            reply = answer if isinstance(answer, Reply) else Reply(*answer)
+            if reply.delay_s and stopping.wait(reply.delay_s):
+                return  # the server is stopping: no answer
+            payload = json.dumps(reply.body).encode()
+            try:
+                self.send_response(reply.status)
+                for name, value in {"Content-Type": "application/json", **reply.headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting (a timeout)
+                pass
 
         def log_message(self, format: str, *args: object) -> None:
             pass
@@ -124,6 +199,7 @@ def serve(respond: Respond) -> Iterator[HttpModel]:
     try:
         yield model
     finally:
+        stopping.set()
         server.shutdown()
         server.server_close()
         thread.join()

@@ -13,7 +13,7 @@ from typing import Any
 import click
 import psycopg
 
-from agent_signals.config import Settings
+from agent_signals.config import Settings, load_settings
 from agent_signals.errors import AgentSignalsError, UnknownUser
 
 
@@ -28,7 +28,7 @@ def cli(ctx: click.Context) -> None:
     """Learn short, durable, self-stated facts about users from flagged conversations."""
     from agent_signals.runtime import apply_defaults
 
-    ctx.obj = Settings()
+    ctx.obj = load_settings()
     apply_defaults(ctx.obj)
 
 
@@ -440,8 +440,9 @@ def _print_summary(summary: dict, seconds: float) -> None:
         f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
         f"  actions: {actions}\n"
         f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}, "
-        f"prompt tokens {summary['prompt_tokens']}, "
-        f"completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
+        f"prompt tokens {summary['prompt_tokens']}"
+        + (f" ({summary['cached_prompt_tokens']} cached)" if summary.get("cached_prompt_tokens") else "")
+        + f", completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
         f"  failures {summary['failures']}"
         + (
             "\n  left for the next run: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_users"].items())

@@ -5,12 +5,16 @@ Nothing in the package reads the environment anywhere else.
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from agent_signals.errors import AgentSignalsError
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_KINDS = (
@@ -25,6 +29,7 @@ DEFAULT_KINDS = (
 )
 OFFLINE_MODEL = "offline/rules"
 OFFLINE_EMBEDDING_MODEL = "offline/hash-256"
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 
 
 class Settings(BaseSettings):
@@ -44,6 +49,25 @@ class Settings(BaseSettings):
     database_name: str = Field(default="agent_signals", description="Database used on the embedded server.")
     project_dir: Path = Field(default=PROJECT_DIR, description="Folder holding sql/, prompts/ and dbt/.")
     model: str = Field(default=OFFLINE_MODEL, description="litellm model string used for extraction.")
+    api_base: str | None = Field(
+        default=None,
+        description="API base of the chat and embedding models' provider (e.g. http://127.0.0.1:8080/v1); "
+        "unset: litellm's own (the provider's variables such as OPENAI_API_BASE).",
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="API key sent to the chat and embedding models' provider (never logged); unset: the "
+        "provider's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).",
+    )
+    extra_headers: Annotated[dict[str, str] | None, NoDecode] = Field(
+        default=None,
+        description='HTTP headers added to every model request, a JSON object: {"X-Team": "signals"}.',
+    )
+    retry_after_max_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="The longest wait a provider's Retry-After header may ask for before a retry.",
+    )
     prompt_version: str = Field(
         default="v1",
         pattern=r"^v[0-9]+$",
@@ -176,6 +200,25 @@ class Settings(BaseSettings):
         "one slot of: one request rate across all workers.",
     )
 
+    @field_validator("extra_headers", mode="before")
+    @classmethod
+    def _parse_headers(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip() else None
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not JSON ({exc.msg} at character {exc.pos})") from None
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ValueError(f"must be a JSON object of header names to values, got a {type(value).__name__}")
+        for name, header in value.items():
+            if not _HEADER_NAME.match(name):
+                raise ValueError(f"{name!r} is not an HTTP header name")
+            if not isinstance(header, str) or any(c in header for c in "\r\n\0"):
+                raise ValueError(f"the value of {name} must be a string on one line")
+        return value
+
     @field_validator("kinds", "exclusive_kinds", mode="before")
     @classmethod
     def _split_kinds(cls, value: object) -> object:
@@ -211,3 +254,23 @@ class Settings(BaseSettings):
     @property
     def prompts_dir(self) -> Path:
         return self.project_dir / "prompts"
+
+
+class SettingsError(AgentSignalsError):
+    """A setting in the environment has a value it cannot take."""
+
+
+def load_settings() -> Settings:
+    """Settings from the environment; a bad value is one SettingsError naming its variable."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else ""
+        field_ = Settings.model_fields.get(name)
+        alias = field_.validation_alias if field_ and isinstance(field_.validation_alias, str) else None
+        variable = alias or f"AGENT_SIGNALS_{name.upper()}"
+        message = first["msg"].removeprefix("Value error, ")
+        more = len(exc.errors()) - 1
+        hint = f"fix or unset {variable}" + (f"; {more} other value(s) are invalid too" if more else "")
+        raise SettingsError(f"{variable}: {message}", hint) from None

@@ -3,7 +3,12 @@
 "The model failed" (timeout, rate limit, server error, empty body: retried, then ModelUnavailable) is kept
 apart from "the answer is invalid" (answers.InvalidAnswer), which is never retried within a run, and from
 "the model is misconfigured" (no key, a key refused, an unknown model, a request the provider rejects:
-ModelMisconfigured), which no retry and no other user can fix: the run stops at the first one.
+ModelMisconfigured), which no retry and no other user can fix: the run stops at the first one. A retry waits
+at least what the provider's Retry-After header asks (up to AGENT_SIGNALS_RETRY_AFTER_MAX_S).
+
+Every call carries the provider settings (AGENT_SIGNALS_API_BASE, _API_KEY, _EXTRA_HEADERS) when they are set,
+and, for providers that cache prompts only when asked (Anthropic), a cache hint on the fixed system prompt;
+the prompt tokens the provider read from its cache are counted.
 """
 
 from __future__ import annotations
@@ -11,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
+from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 import litellm
@@ -76,8 +83,8 @@ def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconf
         return None
     detail = " ".join(str(exc).split())[:300]
     hints = {
-        "authentication": f"check the API key litellm uses for {model} (the provider's variable, e.g. "
-        "OPENAI_API_KEY)",
+        "authentication": f"check the API key litellm uses for {model} (AGENT_SIGNALS_API_KEY, else the "
+        "provider's variable, e.g. OPENAI_API_KEY)",
         "permission": f"the key is not allowed to use {model}: check its access, or {setting}",
         "not_found": f"check {setting} (a litellm model string, e.g. openai/gpt-4o-mini) and the API base",
         "bad_request": f"check {setting} and the provider's API base: it refused the request",
@@ -90,7 +97,9 @@ def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconf
 def check_environment(settings: Settings) -> None:
     """Before any user is touched: the models' providers have the keys they need (litellm looks at the
     environment only, no network call). Only missing API keys count: other variables litellm lists
-    (bases, regions, projects) have defaults or other sources."""
+    (bases, regions, projects) have defaults or other sources. AGENT_SIGNALS_API_KEY stands for any of them."""
+    if settings.api_key is not None:
+        return
     for setting, model in (("AGENT_SIGNALS_MODEL", settings.model),
                            ("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model)):  # fmt: skip
         missing = litellm.validate_environment(model).get("missing_keys") or []
@@ -114,6 +123,7 @@ class Completion:
     completion_tokens: int
     cost_usd: float
     attempts: int
+    cached_prompt_tokens: int = 0  # of prompt_tokens, read from the provider's prompt cache
 
 
 def estimate_tokens(messages: list[dict]) -> int:
@@ -213,6 +223,82 @@ def register_offline(latency_s: float = 0.0, embedding_model: str = OFFLINE_EMBE
     )
 
 
+def provider_kwargs(settings: Settings) -> dict:
+    """The provider settings litellm takes per call, only those set (unset: litellm's own, from the
+    provider's environment variables)."""
+    kwargs: dict = {}
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    if settings.api_key is not None:
+        kwargs["api_key"] = settings.api_key.get_secret_value()
+    if settings.extra_headers:
+        kwargs["extra_headers"] = dict(settings.extra_headers)
+    return kwargs
+
+
+# Providers that cache a prompt's prefix only where the request marks it (OpenAI, DeepSeek and others cache
+# long prefixes by themselves; Gemini's context caching is a separate API).
+CACHE_CONTROL_PROVIDERS = frozenset({"anthropic"})
+
+
+def _provider(model: str) -> str:
+    try:
+        return litellm.get_llm_provider(model)[1]
+    except Exception:  # a model string litellm cannot place: its prefix, if any
+        return model.partition("/")[0] if "/" in model else ""
+
+
+def with_cache_hints(messages: list[dict], model: str) -> list[dict]:
+    """The messages as sent to `model`: for a provider in CACHE_CONTROL_PROVIDERS, the system prompt (fixed,
+    first) as a text block marked for the prompt cache; for the others, the messages unchanged."""
+    if _provider(model) not in CACHE_CONTROL_PROVIDERS:
+        return messages
+    return [
+        {**m, "content": [{"type": "text", "text": m["content"], "cache_control": {"type": "ephemeral"}}]}
+        if m.get("role") == "system" and isinstance(m.get("content"), str)
+        else m
+        for m in messages
+    ]
+
+
+def cached_tokens(usage: object) -> int:
+    """Prompt tokens the provider read from its cache (litellm maps Anthropic's cache_read_input_tokens to
+    OpenAI's prompt_tokens_details.cached_tokens); 0 when it does not say."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    return int(getattr(details, "cached_tokens", 0) or 0)
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """Seconds the provider asked to wait before the next request (Retry-After in seconds or as an HTTP
+    date, or retry-after-ms), None when it did not say."""
+    headers = getattr(exc, "litellm_response_headers", None) or getattr(
+        getattr(exc, "response", None), "headers", None
+    )
+    if not isinstance(headers, Mapping):
+        return None
+    headers = {str(k).lower(): str(v) for k, v in headers.items()}
+    try:
+        if "retry-after-ms" in headers:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def retry_delay_s(settings: Settings, attempt: int, exc: BaseException) -> float:
+    """The wait before retry `attempt`: exponential backoff with jitter, at least the provider's Retry-After
+    (capped at AGENT_SIGNALS_RETRY_AFTER_MAX_S)."""
+    backoff = settings.retry_backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
+    asked = retry_after_s(exc)
+    return backoff if asked is None else max(backoff, min(asked, settings.retry_after_max_s))
+
+
 def _kind(exc: BaseException) -> str:
     if isinstance(exc, (asyncio.TimeoutError, litellm.Timeout)):
         return "timeout"
@@ -252,7 +338,7 @@ async def _with_retries(
         except (TimeoutError, EmptyAnswer, *RETRYABLE) as exc:
             if attempt > settings.max_retries:
                 raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
-            delay = settings.retry_backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
+            delay = retry_delay_s(settings, attempt, exc)
             log.warning("model call failed (%s), retry %d in %.1fs", _kind(exc), attempt, delay)
             await asyncio.sleep(delay)
         except Exception as exc:  # authentication, bad request, unknown model: retrying cannot help
@@ -269,7 +355,8 @@ async def complete(messages: list[dict], settings: Settings, *, max_tokens: int 
     async def call() -> Completion:
         response = await litellm.acompletion(
             model=settings.model,
-            messages=messages,
+            messages=with_cache_hints(messages, settings.model),
+            **provider_kwargs(settings),
             temperature=0,
             max_tokens=max_tokens or settings.max_answer_tokens,
             response_format={"type": "json_object"},
@@ -286,6 +373,7 @@ async def complete(messages: list[dict], settings: Settings, *, max_tokens: int 
             completion_tokens=int(usage.completion_tokens or 0),
             cost_usd=_cost(response),
             attempts=0,
+            cached_prompt_tokens=cached_tokens(usage),
         )
 
     completion, attempts = await _with_retries(settings, call)
@@ -303,7 +391,9 @@ async def embed(texts: list[str], settings: Settings) -> Embeddings:
     """Embed texts in one call (AGENT_SIGNALS_EMBEDDING_MODEL). Raises ModelUnavailable."""
 
     async def call() -> Embeddings:
-        response = await litellm.aembedding(model=settings.embedding_model, input=texts, num_retries=0)
+        response = await litellm.aembedding(
+            model=settings.embedding_model, input=texts, num_retries=0, **provider_kwargs(settings)
+        )
         vectors = [item["embedding"] for item in sorted(response.data, key=lambda d: d["index"])]
         if len(vectors) != len(texts):
             raise EmptyAnswer(f"{len(vectors)} embeddings for {len(texts)} texts")

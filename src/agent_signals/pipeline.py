@@ -761,6 +761,7 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
     stats.llm_calls += 1
     stats.llm_calls_by_purpose[purpose] += 1
     stats.prompt_tokens += completion.prompt_tokens
+    stats.cached_prompt_tokens += completion.cached_prompt_tokens
     stats.completion_tokens += completion.completion_tokens
     stats.cost_usd += completion.cost_usd
     return completion

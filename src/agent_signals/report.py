@@ -18,12 +18,13 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
         "",
         f"{summary['users']} users, {summary['conversations']} conversations, {summary['messages']} messages.",
         "",
-        "| LLM calls | by purpose | prompt tokens | completion tokens | embedding calls | cost (USD) |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| LLM calls | by purpose | prompt tokens | of which cached | completion tokens | embedding calls "
+        "| cost (USD) |",
+        "|---:|---|---:|---:|---:|---:|---:|",
         f"| {summary['llm_calls']} | "
         + (", ".join(f"{k} {v}" for k, v in summary["llm_calls_by_purpose"].items()) or "-")
-        + f" | {summary['prompt_tokens']} | {summary['completion_tokens']} | {summary['embedding_calls']} | "
-        f"{summary['cost_usd']:.6f} |",
+        + f" | {summary['prompt_tokens']} | {summary['cached_prompt_tokens']} | {summary['completion_tokens']} | "
+        f"{summary['embedding_calls']} | {summary['cost_usd']:.6f} |",
         "",
         "## Actions",
         "",

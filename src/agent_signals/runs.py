@@ -36,6 +36,7 @@ class RunStats:
     llm_calls: int = 0
     llm_calls_by_purpose: Counter[str] = field(default_factory=Counter)  # extract, reconcile, summarize
     prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of prompt_tokens, read from the provider's prompt cache
     completion_tokens: int = 0
     cost_usd: float = 0.0  # chat and embedding calls together
     embedding_calls: int = 0
@@ -72,8 +73,8 @@ class RunStats:
             self.note_duration(user_id, seconds)
 
     # the figures a merge adds up (users: see merge, which counts each user once)
-    COUNTS = ("conversations", "messages", "llm_calls", "prompt_tokens", "completion_tokens",
-              "cost_usd", "embedding_calls", "embedding_tokens", "failures")  # fmt: skip
+    COUNTS = ("conversations", "messages", "llm_calls", "prompt_tokens", "cached_prompt_tokens",
+              "completion_tokens", "cost_usd", "embedding_calls", "embedding_tokens", "failures")  # fmt: skip
     TALLIES = ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds")
 
     def aggregates(self) -> dict:
@@ -110,6 +111,7 @@ class RunStats:
             "llm_calls": self.llm_calls,
             "llm_calls_by_purpose": dict(sorted(self.llm_calls_by_purpose.items())),
             "prompt_tokens": self.prompt_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "embedding_calls": self.embedding_calls,
