@@ -81,6 +81,37 @@ def test_score_counts_precision_recall_negatives_and_tiers():
     }  # fmt: skip
 
 
+def styx_journey_dog() -> list[GoldFact]:
+    return [
+        fact("styx", "I like Styx.", "m1"),
+        fact("journey", "Journey is my favourite band.", "m2"),
+        fact("dog", "I have a dog.", "m3"),
+    ]
+
+
+@pytest.mark.unit
+def test_a_consolidated_signal_is_credited_with_every_fact_it_cites_and_states():
+    facts = styx_journey_dog()
+    both = StoredSignal("s", "u", "Likes Styx and Journey", "preference", "core",
+                        frozenset({("c1", "m1"), ("c1", "m2"), ("c1", "m3")}))  # fmt: skip
+    # the dog's message is cited too, but the signal says nothing of a dog: not credited
+    assert sorted(f.fact_id for f in evaluate.credits(both, facts)) == ["journey", "styx"]
+    report = evaluate.score([both], evaluate.Dataset([], facts, [], ["u"]))
+    assert (report.signals, report.correct, report.expected_facts) == (1, 1, 3)  # precision per signal
+    assert (report.found_facts, report.found_single) == (2, 1)  # the old matcher found one of the two
+    assert report.as_dict()["recall"] == 0.6667 and report.as_dict()["recall_single_match"] == 0.3333
+
+
+@pytest.mark.unit
+def test_a_fact_found_by_two_signals_counts_once():
+    facts = styx_journey_dog()
+    signals = [signal("Likes Styx", "m1"), signal("Likes Styx and Journey", "m1", "m2")]
+    report = evaluate.score(signals, evaluate.Dataset([], facts, [], ["u"]))
+    # Styx is stated by both signals and found once; Journey only by the consolidated one
+    assert (report.signals, report.correct, report.found_facts, report.found_single) == (2, 2, 2, 1)
+    assert report.recall == 2 / 3 and report.precision == 1.0
+
+
 @pytest.mark.unit
 def test_a_dataset_that_points_nowhere_is_refused_with_its_path():
     raw = json.loads(TINY.read_text())

@@ -341,6 +341,8 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
     click.echo(f"{result['dataset']}: {result['users']} users, model {result['model']}")
     click.echo(f"  precision {result['precision']:.3f}  recall {result['recall']:.3f}  F1 {result['f1']:.3f}  "
                f"({report.correct}/{report.signals} signals right, {report.found_facts}/{report.expected_facts} facts found)")  # fmt: skip
+    click.echo(f"  recall with one fact per signal (the matcher before consolidated signals were credited): "
+               f"{result['recall_single_match']:.3f} ({report.found_single}/{report.expected_facts})")  # fmt: skip
     click.echo(f"  wrong speaker {report.wrong_speaker} ({result['wrong_speaker_rate']:.1%})  "
                f"negatives stored: {result['negative_hits'] or 'none'}  tier accuracy {result['tier_accuracy']}")  # fmt: skip
     click.echo(f"  model calls {result['llm_calls']}, prompt tokens {result['prompt_tokens']}, "

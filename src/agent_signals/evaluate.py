@@ -10,12 +10,17 @@ Matching, documented in the README and tested in tests/test_evaluate.py:
   messages AND the texts are similar: the overlap coefficient of their content-word stems,
   |A ∩ B| / min(|A|, |B|), is at least TEXT_SIMILARITY (pronouns, auxiliaries and stop words removed,
   crude suffix stemming), so "Has a son in junior high" matches "My son is in junior high." and a second
-  fact cited by the same message does not steal the match. The most similar fact wins.
+  fact cited by the same message does not steal the match. The most similar fact is the signal's match
+  (precision: one verdict per signal).
+- recall credits a signal with EVERY fact of its user it matches that way (credits()), not only the
+  most similar: a signal that consolidates statements ("Likes Styx and Journey", citing the message of
+  each) finds each fact it states. A fact found by two signals counts once. The single-match recall
+  (only each signal's most similar fact found) is reported beside it for comparison.
 - a signal that matches no fact of its user but states one of the user's distractor facts (said by the
   other speaker: at least two content-word stems in common and a Jaccard similarity of at least
   WRONG_SPEAKER_SIMILARITY) counts as wrong-speaker.
 - precision: signals matching a fact with expected_signal true / all signals; recall: expected facts
-  matched by at least one signal / expected facts.
+  credited to at least one signal / expected facts.
 """
 
 from __future__ import annotations
@@ -205,17 +210,22 @@ class StoredSignal:
     evidence: frozenset[MessageKey]
 
 
-def match(signal: StoredSignal, facts: Iterable[GoldFact]) -> GoldFact | None:
-    """The gold fact this signal states: shares an evidence message and is similar enough in text."""
-    best: tuple[float, str] | None = None
-    found = None
+def credits(signal: StoredSignal, facts: Iterable[GoldFact]) -> list[GoldFact]:
+    """Every gold fact this signal states: of its user, sharing an evidence message, similar enough in
+    text; the most similar first (ties: the higher fact id, as match() picks)."""
+    scored = []
     for fact in facts:
         if fact.user_id != signal.user_id or not (fact.evidence & signal.evidence):
             continue
         score = similarity(signal.content, fact.text)
-        if score >= TEXT_SIMILARITY and (best is None or (score, fact.fact_id) > best):
-            best, found = (score, fact.fact_id), fact
-    return found
+        if score >= TEXT_SIMILARITY:
+            scored.append(((score, fact.fact_id), fact))
+    return [fact for _key, fact in sorted(scored, key=lambda pair: pair[0], reverse=True)]
+
+
+def match(signal: StoredSignal, facts: Iterable[GoldFact]) -> GoldFact | None:
+    """The gold fact this signal states best: the most similar of credits()."""
+    return next(iter(credits(signal, facts)), None)
 
 
 def wrong_speaker(signal: StoredSignal, distractors: Iterable[GoldFact]) -> bool:
@@ -306,7 +316,8 @@ class Report:
     signals: int = 0
     correct: int = 0  # signals matching an expected fact
     expected_facts: int = 0
-    found_facts: int = 0
+    found_facts: int = 0  # expected facts credited to a signal (credits(): a consolidated signal finds each)
+    found_single: int = 0  # expected facts that are some signal's single best match (the matcher before)
     wrong_speaker: int = 0
     negative_hits: Counter[str] = field(default_factory=Counter)  # signals matching a negative fact, by kind
     tier_checked: int = 0
@@ -323,6 +334,10 @@ class Report:
         return self.found_facts / self.expected_facts if self.expected_facts else 0.0
 
     @property
+    def recall_single(self) -> float:
+        return self.found_single / self.expected_facts if self.expected_facts else 0.0
+
+    @property
     def f1(self) -> float:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
@@ -335,6 +350,8 @@ class Report:
             "f1": round(self.f1, 4),
             "expected_facts": self.expected_facts,
             "found_facts": self.found_facts,
+            "recall_single_match": round(self.recall_single, 4),
+            "found_facts_single_match": self.found_single,
             "wrong_speaker": self.wrong_speaker,
             "wrong_speaker_rate": round(self.wrong_speaker / self.signals, 4) if self.signals else 0.0,
             "negative_hits": dict(sorted(self.negative_hits.items())),
@@ -360,14 +377,17 @@ def score(signals: Sequence[StoredSignal], dataset: Dataset) -> Report:
     for fact in dataset.distractors:
         distractors_by_user[fact.user_id].append(fact)
     found: set[str] = set()
+    found_single: set[str] = set()
     for signal in signals:
         report.signals += 1
         report.by_kind[signal.kind][0] += 1
-        fact = match(signal, facts_by_user[signal.user_id])
+        stated = credits(signal, facts_by_user[signal.user_id])
+        found.update(f.fact_id for f in stated if f.expected)
+        fact = stated[0] if stated else None  # the signal's verdict: its most similar fact
         if fact is not None and fact.expected:
             report.correct += 1
             report.by_kind[signal.kind][1] += 1
-            found.add(fact.fact_id)
+            found_single.add(fact.fact_id)
             if fact.tier in ("core", "contextual"):
                 report.tier_checked += 1
                 report.tier_right += fact.tier == signal.tier
@@ -383,6 +403,7 @@ def score(signals: Sequence[StoredSignal], dataset: Dataset) -> Report:
             if fact.fact_id in found:
                 report.found_facts += 1
                 report.by_kind[kind][3] += 1
+            report.found_single += fact.fact_id in found_single
     return report
 
 

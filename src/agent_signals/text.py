@@ -59,15 +59,105 @@ def normalize_content(content: str) -> str:
     return squash(content).strip(_EDGE_PUNCT)
 
 
+# Quote marks and apostrophes a model may write for one another (straight, curly, low-9, reversed, primes,
+# modifier letters, accents used as apostrophes, guillemets, full-width): all read as one mark in a quote.
+_QUOTE_MARKS = "'\"`\u00b4\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2032\u2033\u2035\u2036\u02b9\u02ba\u02bb\u02bc\u02bd\u02c8\u00ab\u00bb\u2039\u203a\uff02\uff07"
+_FOLD_MARKS = str.maketrans(dict.fromkeys(_QUOTE_MARKS, "'"))
+# An ellipsis a model writes where it cut a quote: "...", "…", ". . .", optionally in brackets.
+_ELLIPSIS = r"(?:\[\s*(?:\.\s*){3,}\]|\(\s*(?:\.\s*){3,}\)|\[…\]|\(…\)|(?:\.\s*){2,}\.|…)"
+_CUT = re.compile(rf"\s*{_ELLIPSIS}\s*")
+_EDGE_CUT = re.compile(rf"^\s*{_ELLIPSIS}|{_ELLIPSIS}\s*$")
+ELIDED_GAP_CHARS = 80  # at most this many characters of the message may stand behind an inner ellipsis
+_ACUTE = "\u0301"  # NFKC makes a space and this of "\u00b4", an acute accent models write as an apostrophe
+_LOOSE_EDGE = "'.,;:!?"  # marks at a quote's ends that the message may not have ("I'm a pilot." / 'pilot')
+
+
+def _fold(char: str) -> str:
+    """What one character of a message or quote reads as when quotes are compared: invisible characters
+    nothing, control characters a space, compatibility-decomposed (NFKD), case-folded, every quote mark
+    one. Per character, so each folded character knows the character of the text it came from."""
+    if _HIDDEN.match(char):
+        return ""
+    if _CONTROL.match(char):
+        return " "
+    if char in _QUOTE_MARKS:  # before NFKD, which makes two primes of a double prime
+        return "'"
+    return unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", char).casefold()).translate(
+        _FOLD_MARKS
+    )
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """The folded text and, for each of its characters, the index of the character of `text` it came from."""
+    parts, origin = [], []
+    for index, char in enumerate(text):
+        if char == " " and text[index + 1 : index + 2] == _ACUTE:  # NFKC's form of an acute accent: a mark
+            folded = ""
+        elif char == _ACUTE and text[index - 1 : index] == " ":
+            folded = "'"
+        else:
+            folded = _fold(char)
+        parts.append(folded)
+        origin.extend([index] * len(folded))
+    return "".join(parts), origin
+
+
+def _words_pattern(part: str) -> str:
+    """A regex for one run of quoted words, folded, whitespace runs as any whitespace."""
+    folded = _folded(part)[0]
+    return r"\s+".join(re.escape(w) for w in folded.split())
+
+
+def _quote_pattern(quote: str) -> tuple[re.Pattern[str] | None, bool]:
+    """The regex a quote's span must match in the folded message (None when the quote has no words), and
+    whether the quote elides a middle part.
+    Quote marks and sentence punctuation at the quote's ends are optional (kept in the span when the
+    message has them there), an ellipsis at either end is dropped, one inside is a short gap."""
+    stripped = quote.strip()
+    quote = _EDGE_CUT.sub("", stripped).strip()
+    dots = r"(?:\.\.\.)?"  # a cut the model marked may be the message's own ellipsis ("…" folds to "...")
+    cut_before, cut_after = (
+        (dots if stripped[:1] != quote[:1] else ""),
+        (dots if stripped[-1:] != quote[-1:] else ""),
+    )
+    core = quote.strip(_QUOTE_MARKS + _LOOSE_EDGE + " ")
+    if not core:
+        return None, False
+    lead, trail = quote[: quote.index(core)], quote[quote.index(core) + len(core) :]
+    parts = [_words_pattern(p) for p in _CUT.split(core)]
+    if not all(parts):
+        return None, False
+    optional = lambda marks: "".join(f"(?:{re.escape(_fold(c))})?" for c in marks if not c.isspace())  # noqa: E731
+    gap = rf"[\s\S]{{0,{ELIDED_GAP_CHARS}}}?"
+    pattern = re.compile(cut_before + optional(lead) + gap.join(parts) + optional(trail) + cut_after)
+    return pattern, len(parts) > 1
+
+
 def find_span(quote: str, text: str) -> str | None:
-    """The exact span of text that the quote cites, matching up to case, runs of whitespace and
-    typographic quotes; None when the quote is not in the text. The span is stored as evidence, so
-    evidence is always a verbatim substring of its message."""
-    words = _CONTROL.sub(" ", quote.translate(_QUOTES)).split()
-    if not words:
+    """The exact span of text that the quote cites; None when the quote is not in the text. The quote
+    matches up to case, runs of whitespace, invisible characters, compatibility forms (NFKD: "ﬁ" is "fi"),
+    quote marks and apostrophes of any kind (' ’ ‘ ʼ ′ ` ´ " “ ” « » ...), quote marks or sentence
+    punctuation at its ends that the text lacks, and an ellipsis ("..." or "…") at either end. An ellipsis
+    inside the quote ("I lead ... payments team") stands for at most ELIDED_GAP_CHARS characters of the
+    text, the parts in order: the span then runs from the first part to the last, what was elided
+    included, so the stored evidence is still what the message says, never a stitched sentence. The span
+    starts and ends on whole characters of the text and is stored as evidence: evidence is always a
+    verbatim substring of its message."""
+    pattern, elided = _quote_pattern(quote)
+    if pattern is None:
         return None
-    pattern = r"\s+".join(re.escape(w) for w in words)
-    # translate() and the control-character substitution keep lengths, so offsets map back to `text`
-    haystack = _CONTROL.sub(" ", text.translate(_QUOTES))
-    match = re.search(pattern, haystack, re.IGNORECASE)
-    return text[match.start() : match.end()] if match else None
+    haystack, origin = _folded(text)
+    best: tuple[int, int] | None = None
+    position = 0
+    while (match := pattern.search(haystack, position)) is not None:
+        start, end = match.start(), match.end()
+        whole = (start == 0 or origin[start - 1] != origin[start]) and (
+            end == len(haystack)
+            or (origin[end] != origin[end - 1] and not unicodedata.combining(haystack[end]))
+        )
+        if whole and not elided:
+            return text[origin[start] : origin[end - 1] + 1]
+        if whole and (best is None or end - start < best[1] - best[0]):  # elided: the shortest span
+            best = (start, end)
+        position = start + 1
+    return None if best is None else text[origin[best[0]] : origin[best[1] - 1] + 1]

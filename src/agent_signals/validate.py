@@ -126,8 +126,10 @@ def _proposal(item: AnsweredAction, action: Create | Update, call: Call, setting
 
 def cited_span(quote: str, message: SourceMessage) -> str | None:
     """The span of the message's (cleaned) text that a quote cites: the quote as the prompt showed it
-    (fenced), or else as the model may have written it back unescaped; cleaned like the message."""
-    return find_span(clean(unfence(quote)), message.content) or find_span(clean(quote), message.content)
+    (fenced), or else as the model may have written it back unescaped. find_span reads the quote as it
+    reads the message (invisible characters out, compatibility forms folded); the quote is not cleaned
+    first, as NFKC would make a space and an accent of an acute accent written as an apostrophe."""
+    return find_span(unfence(quote), message.content) or find_span(quote, message.content)
 
 
 def _named(written: Any, call: Call) -> tuple[SourceMessage, ...]:
