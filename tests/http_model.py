@@ -74,8 +74,9 @@ def embeddings(body: dict, dim: int = 256) -> tuple[int, dict]:
                  "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}}  # fmt: skip
 
 
-# What a model sees of the rendered prompts (prompts/*/v1.user.j2): fenced message text and signal lines.
-_MESSAGE = re.compile(r'<m id="(m\d+)"(?: old="true")?>(.*?)</m>', re.DOTALL)
+# What a model sees of the rendered prompts (prompts/*/v1.user.j2, extract/v2 with a date on each message):
+# fenced message text and signal lines.
+_MESSAGE = re.compile(r'<m id="(m\d+)"(?: date="[0-9-]+")?(?: old="true")?>(.*?)</m>', re.DOTALL)
 _KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
 _SUMMARY_LINE = re.compile(r"^\[(?:manual|core|contextual)/[a-z_]+\] (.*)$", re.MULTILINE)
 _CORE_LINE = re.compile(r"^(c\d+) \[[^\]]*\] (.*)$", re.MULTILINE)

@@ -64,9 +64,10 @@ def test_no_prompt_exceeds_the_budget_and_a_cut_message_is_recorded_and_still_re
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("version", ["v1", "v2"])  # v2 shows each message's date: a longer line per message
 @pytest.mark.parametrize("budget", [1000, 6000])
-def test_the_budget_covers_instructions_known_signals_and_messages(budget):
-    settings = Settings(max_prompt_tokens=budget, model=SCRIPTED_MODEL)
+def test_the_budget_covers_instructions_known_signals_and_messages(budget, version):
+    settings = Settings(max_prompt_tokens=budget, model=SCRIPTED_MODEL, prompt_version=version)
     known = [
         KnownSignal(uuid4(), f"Owns the service number {i} " + "and its on-call rota " * 10, "x", "core", "ownership",
                     "manual")
@@ -80,7 +81,12 @@ def test_the_budget_covers_instructions_known_signals_and_messages(budget):
         assert litellm.token_counter(model=SCRIPTED_MODEL, messages=call.prompt) == call.tokens <= budget
         for handle, shown in call.messages.items():
             stored = messages[int(shown.message_id)].content
-            assert stored.startswith(shown.content) and f'<m id="{handle}">' in call.prompt[1]["content"]
+            tag = (
+                f'<m id="{handle}" date="{at.date().isoformat()}">'
+                if version == "v2"
+                else f'<m id="{handle}">'
+            )
+            assert stored.startswith(shown.content) and tag in call.prompt[1]["content"]
     assert [c.message.message_id for call in calls for c in call.cut] == ["00001", "00002"]
     read = [m.message_id for call in calls for m in call.messages.values()]
     assert read == ["00000", "00001", "00002", "00003"]  # every message, in order

@@ -334,11 +334,14 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         )
     report, summary = evaluate.run(settings, dataset, model)
     result = {
-        "dataset": str(dataset_path), "model": model or settings.model, "users": len(dataset.users),
+        "dataset": str(dataset_path), "model": model or settings.model, "prompt_version": settings.prompt_version,
+        "users": len(dataset.users),
         **report.as_dict(), "llm_calls": summary["llm_calls"], "prompt_tokens": summary["prompt_tokens"],
         "completion_tokens": summary["completion_tokens"], "cost_usd": summary["cost_usd"],
     }  # fmt: skip
-    click.echo(f"{result['dataset']}: {result['users']} users, model {result['model']}")
+    click.echo(
+        f"{result['dataset']}: {result['users']} users, model {result['model']}, prompt {result['prompt_version']}"
+    )
     click.echo(f"  precision {result['precision']:.3f}  recall {result['recall']:.3f}  F1 {result['f1']:.3f}  "
                f"({report.correct}/{report.signals} signals right, {report.found_facts}/{report.expected_facts} facts found)")  # fmt: skip
     click.echo(f"  recall with one fact per signal (the matcher before consolidated signals were credited): "

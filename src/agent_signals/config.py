@@ -26,6 +26,8 @@ DEFAULT_KINDS = (
     "writing",
     "preference",
     "personal",
+    "location",  # where the user lives or is based (4% of msc-valid's facts; a time zone for an assistant)
+    "education",  # what or where they study or studied
 )
 OFFLINE_MODEL = "offline/rules"
 OFFLINE_EMBEDDING_MODEL = "offline/hash-256"

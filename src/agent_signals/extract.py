@@ -131,7 +131,10 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     def render(
         chunk: Sequence[tuple[SourceMessage, str]], known: Sequence[PromptSignal]
     ) -> list[dict[str, str]]:
-        shown = [PromptMessage(f"m{i}", text, m.stale) for i, (m, text) in enumerate(chunk, start=1)]
+        shown = [
+            PromptMessage(f"m{i}", text, m.stale, m.created_at.date().isoformat())
+            for i, (m, text) in enumerate(chunk, start=1)
+        ]
         return render_extract(settings, shown, known, today)
 
     def call(chunk: Sequence[tuple[SourceMessage, str]], known: Sequence[PromptSignal]) -> Call:
@@ -167,8 +170,12 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     ]
     room = budget - prompt_tokens(settings, render([], shown))
 
+    # from extract/v2 on, the template shows each message's day
+    dated = ' date="' in render([(messages[0], "")], [])[1]["content"]
+    tag = '<m id="m000" date="2026-01-01">' if dated else '<m id="m000">'
+
     def line_tokens(text: str) -> int:  # one message as the template shows it (the handle's width aside)
-        return litellm.token_counter(model=settings.model, text=f'<m id="m000">{fence(text)}</m>\n')
+        return litellm.token_counter(model=settings.model, text=f"{tag}{fence(text)}</m>\n")
 
     pending: deque[tuple[SourceMessage, str, int]] = deque()  # (message, text shown, its tokens)
     for message in messages:

@@ -107,6 +107,9 @@ class PromptMessage:
     handle: str
     text: str
     old: bool = False  # shown as old="true": a contextual fact from old messages alone is archived at once
+    date: str = (
+        ""  # the day it was written (ISO), shown from extract/v2 on: relative times resolve against it
+    )
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,11 @@ def render_extract(
     )
 
 
-# The inverse of the extract/v1 templates, for the offline model, which reads the same rendered prompt.
-_MESSAGE = re.compile(r'^<m id="(m\d+)"( old="true")?>(.*?)</m>$', re.MULTILINE | re.DOTALL)
+# The inverse of the extract/v1 and v2 templates (v2 dates each message), for the offline model, which reads
+# the same rendered prompt.
+_MESSAGE = re.compile(
+    r'^<m id="(m\d+)"(?: date="(\d{4}-\d{2}-\d{2})")?( old="true")?>(.*?)</m>$', re.MULTILINE | re.DOTALL
+)
 _KNOWN = re.compile(r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)\] (.*)$", re.MULTILINE)
 _KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
 
@@ -148,7 +154,9 @@ def parse_extract_prompt(
     message_block = user.split("<messages>", 1)[1] if "<messages>" in user else ""
     kinds_match = _KINDS.search(system)
     kinds = tuple(k.strip() for k in kinds_match[1].split(",")) if kinds_match else ()
-    parsed_messages = [PromptMessage(h, unfence(t), bool(o)) for h, o, t in _MESSAGE.findall(message_block)]
+    parsed_messages = [
+        PromptMessage(h, unfence(t), bool(o), d) for h, d, o, t in _MESSAGE.findall(message_block)
+    ]
     parsed_known = [PromptSignal(h, unfence(c), t, k, o) for h, t, k, o, c in _KNOWN.findall(known_block)]
     return parsed_messages, parsed_known, kinds
 
