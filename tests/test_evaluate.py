@@ -215,9 +215,12 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, da
         conn, settings,
         conversation("r1", "cy", [("user", "I'm a data engineer."), ("user", "I own the billing service.")]),
         conversation("r2", "di", [("user", "I prefer short answers with bullet points.")]),
+        conversation("r4", "fay", [("user", "I have epilepsy.")]),
     )  # fmt: skip
     monkeypatch.setenv("DATABASE_URL", database_url)
     asyncio.run(extract_signals(kind="manual"))
+    # fay's candidate states a special category: rejected and recorded (ops.rejected_actions, refers to a run)
+    assert conn.execute("select count(*) from ops.rejected_actions where user_id = 'fay'").fetchone()[0] == 1
     ids = dict(conn.execute("select content, signal_id from signals.signals").fetchall())
     user_paths.delete_signal(conn, settings, "cy", ids["Owns the billing service"])
     user_paths.edit_signal(conn, settings, "di", ids["Prefers short answers with bullet points"],
@@ -226,10 +229,10 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, da
 
     window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
     diff, usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
-    assert usage["users"] == 2 and usage["failures"] == 0
+    assert usage["users"] == 3 and usage["failures"] == 0  # fay's rejection recorded in the rolled-back run
     assert (diff.add, diff.drop, diff.change, diff.retier, diff.unchanged) == ([], [], [], [], 1)
-    # cy's role applied afresh; the deleted ownership stated again and skipped as a run skips it
-    assert usage["actions"] == {"created": 1, "skipped_tombstone": 1}
+    # cy's role applied afresh; the deleted ownership stated again and skipped as a run skips it; fay's rejected
+    assert usage["actions"] == {"created": 1, "skipped_special": 1, "skipped_tombstone": 1}
     assert row_counts(conn) == before and conn.execute(SNAPSHOT).fetchone() == signals_before
 
 

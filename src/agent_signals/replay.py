@@ -81,6 +81,7 @@ class Comparison:
 
     settings: Settings
     window: Window
+    spec: pipeline.RunSpec
     diff: Diff = field(default_factory=Diff)
     stored: dict[str, list[StoredSignal]] = field(default_factory=dict)
 
@@ -88,6 +89,12 @@ class Comparison:
         return replace(batch, known=[k for k in batch.known if k.origin == "manual"])
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
+        run = {
+            "run_id": self.spec.run_id,
+            "model": self.settings.model,
+            "prompt_version": self.spec.prompt_version,
+        }
+        await conn.execute(query(self.settings, "rehearsal_run"), run)
         self.stored[user_id] = await self._signals(conn, user_id, set_aside=True)
 
     async def after_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
@@ -108,7 +115,7 @@ async def replay(settings: Settings, window: Window) -> tuple[Diff, dict]:
     """Replay `settings.prompt_version` over the window and compare; returns the diff and the figures of the
     model calls (calls, tokens, cost) and of what apply did (actions, e.g. skipped_tombstone)."""
     spec = pipeline.RunSpec(settings, uuid4(), "replay", window, prompt_version(settings), True, (0, 0.0))
-    comparison = Comparison(settings, window)
+    comparison = Comparison(settings, window, spec)
     async with pipeline.join_run(spec) as ctx:
         ctx.rehearsal = comparison
         for shard in pipeline.shards(await pipeline.scan(ctx), settings):
