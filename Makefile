@@ -2,7 +2,8 @@
 # everything the project needs (Python packages and the embedded PostgreSQL, which comes with pgserver).
 
 PYTHON ?= python3
-# pytest-xdist workers of `make test` (each with its own data folder): most test time is spent waiting on processes
+# pytest-xdist workers of `make test` (each with its own data folder; an idle worker takes tests queued for a
+# busy one: --dist worksteal): most test time is spent waiting on processes
 TEST_WORKERS ?= 2
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -29,7 +30,7 @@ demo: install  ## migrate, seed 200 demo users, run the pipeline once, print the
 	$(BIN)/agent-signals demo
 
 test: install  ## the whole suite against a real PostgreSQL (embedded unless DATABASE_URL is set)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=25
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=25
 
 lint: install
 	$(BIN)/ruff check src flows tests bench
