@@ -127,3 +127,19 @@ def serve(respond: Respond) -> Iterator[HttpModel]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+@dataclass
+class Forward:
+    """A respond that passes each request on to another OpenAI-compatible server (`url`, its API base; a real
+    model such as tests/llama_server.py's) and keeps every exchange: (request body, status, answer)."""
+
+    url: str
+    exchanges: list[tuple[dict, int, dict]] = field(default_factory=list)
+
+    def __call__(self, path: str, body: dict) -> tuple[int, dict]:
+        from tests.llama_server import chat
+
+        status, answer = chat(self.url, body) if path.endswith("/chat/completions") else error(404, path)
+        self.exchanges.append((body, status, answer))
+        return status, answer
