@@ -37,16 +37,6 @@ if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
 MODES = ("none", "json_object", "slim_schema")
-SLIMMED = {"maxLength", "minLength", "maxItems", "minItems", "pattern"}
-
-
-def slim(schema: object) -> object:
-    """The schema without length, count and pattern limits (validation enforces them after the answer)."""
-    if isinstance(schema, dict):
-        return {k: slim(v) for k, v in schema.items() if k not in SLIMMED}
-    if isinstance(schema, list):
-        return [slim(v) for v in schema]
-    return schema
 
 
 def batches(data: Path, users: int, sessions: int) -> list:
@@ -72,6 +62,8 @@ def response_format(mode: str, schema: dict) -> dict | None:
         return None
     if mode == "json_object":
         return {"type": "json_object"}
+    from tests.llama_server import slim
+
     return {"type": "json_object", "schema": slim(schema)}
 
 
@@ -159,7 +151,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1)
     parser.add_argument("--model", type=Path, default=llama_server.DEFAULT_MODEL_FILE)
     parser.add_argument("--api-base", help="a running llama.cpp server (http://127.0.0.1:PORT/v1)")
-    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--modes", default="json_object,slim_schema", help=f"of {','.join(MODES)}")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     if set(modes) - set(MODES):
