@@ -120,7 +120,8 @@ async def measure(settings, users: list, modes: list[str], schema: dict) -> dict
                 proposed += len(judged.proposals) + len(judged.rejected)
                 accepted += len(judged.proposals)
             seconds.append(spent)
-            print(f"  {mode} {batch.user_id}: {spent:.1f} s", file=sys.stderr)
+            print(f"  {mode} {batch.user_id}: {spent:.1f} s; so far valid {valid}, readable {readable}, "
+                  f"accepted {accepted} of {proposed}", file=sys.stderr)  # fmt: skip
         results[mode] = {
             "answers": answers, "valid": valid, "readable": readable, "truncated": truncated, "errors": errors,
             "proposed": proposed, "accepted": accepted,
