@@ -39,10 +39,16 @@ def _with_db(url: str, dbname: str) -> str:
     return make_conninfo(**params)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The slow tests first (a stable sort): pytest-xdist hands tests out in this order, so its workers end
-    together instead of one finishing a long test alone."""
+    together instead of one finishing a long test alone. The live tests (a real local model) are skipped
+    unless --live is given: `make test` and CI never start llama.cpp."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if not config.getoption("--live"):
+        skip = pytest.mark.skip(reason="a real local model: run with --live (`make test-live`)")
+        for item in items:
+            if item.get_closest_marker("live"):
+                item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
@@ -140,6 +146,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="print the per-category leak table of each model run by tests/test_hostile_corpus.py",
+    )
+    parser.addoption(
+        "--live",
+        action="store_true",
+        default=False,
+        help="run the tests marked live: the pipeline on a real local model (llama.cpp + Gemma 3 270M)",
+    )
+    parser.addoption(
+        "--live-model",
+        default=str(ROOT / ".agent-signals" / "models" / "gemma-3-270m-q4_k_m.gguf"),
+        help="the GGUF file the live tests serve (`make test-live` assembles it there)",
+    )
+    parser.addoption(
+        "--live-data",
+        default=str(ROOT.parent / "shared" / "data" / "msc-valid.json"),
+        help="real conversations for the live tests (msc-valid's shape; not shipped): the demo's seed if absent",
     )
 
 
