@@ -440,6 +440,7 @@ def _print_summary(summary: dict, seconds: float) -> None:
         f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
         f"  actions: {actions}\n"
         f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}, "
+        f"{f', answers as {mode}' if (mode := summary.get('answer_mode')) else ''}, "
         f"prompt tokens {summary['prompt_tokens']}, "
         f"completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
         f"  failures {summary['failures']}"
