@@ -127,3 +127,10 @@ def serve(respond: Respond) -> Iterator[HttpModel]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def cut(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> tuple[int, dict]:
+    """A chat completion cut at its max_tokens (finish_reason `length`): `content` is what was written."""
+    status, body = chat(content, prompt_tokens, completion_tokens)
+    body["choices"][0]["finish_reason"] = "length"
+    return status, body
