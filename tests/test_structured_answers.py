@@ -20,7 +20,10 @@ from tests import http_model
 from tests.builders import conversation, load_conversations
 from tests.fakes import user_texts
 
-PROMPT = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "<messages></messages>"}]
+PROMPT = [
+    {"role": "system", "content": "Answer in JSON."},
+    {"role": "user", "content": "<messages></messages>"},
+]
 EMPTY = json.dumps({"actions": []})
 
 
@@ -145,7 +148,9 @@ def test_the_slim_schema_drops_only_the_limits():
 
 def cut_below(tokens: int, answer: str = EMPTY) -> http_model.Respond:
     """Cut every answer whose max_tokens is under `tokens`."""
-    return lambda _p, body: http_model.cut('{"actions": [') if body["max_tokens"] < tokens else http_model.chat(answer)
+    return lambda _p, body: (
+        http_model.cut('{"actions": [') if body["max_tokens"] < tokens else http_model.chat(answer)
+    )
 
 
 @pytest.mark.unit
@@ -164,7 +169,8 @@ def test_an_answer_cut_again_fails_as_truncated_with_its_usage(serve_model, writ
     with pytest.raises(llm.TruncatedAnswer) as failed:
         complete()
     assert failed.value.kind == "truncated" and "max_tokens=1024 and again at 2048" in str(failed.value)
-    assert failed.value.spent.completion_tokens == 10 and len(server.requests) == 2  # an empty cut: no retries
+    # both calls' usage, and an empty cut body is not an empty answer retried as a fault of the model
+    assert failed.value.spent.completion_tokens == 10 and len(server.requests) == 2
     # the user's messages made the prompt ask for too much: it counts against the user (backoff, set-aside)
     assert failed.value.kind not in TRANSIENT_MODEL_FAULTS
 
