@@ -222,3 +222,10 @@ class Forward:
         status, answer = chat(self.url, body) if path.endswith("/chat/completions") else error(404, path)
         self.exchanges.append((body, status, answer))
         return status, answer
+
+
+def cut(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> tuple[int, dict]:
+    """A chat completion cut at its max_tokens (finish_reason `length`): `content` is what was written."""
+    status, body = chat(content, prompt_tokens, completion_tokens)
+    body["choices"][0]["finish_reason"] = "length"
+    return status, body

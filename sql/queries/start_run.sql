@@ -1,3 +1,4 @@
-insert into ops.runs (run_id, kind, flow_run_id, window_start, window_end, model, prompt_version, parameters)
+insert into ops.runs (run_id, kind, flow_run_id, window_start, window_end, model, prompt_version, answer_mode,
+                      parameters)
 values (%(run_id)s, %(kind)s, %(flow_run_id)s, %(window_start)s, %(window_end)s, %(model)s, %(prompt_version)s,
-        %(parameters)s)
+        %(answer_mode)s, %(parameters)s)

@@ -445,6 +445,7 @@ def _print_summary(summary: dict, seconds: float) -> None:
         f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
         f"  actions: {actions}\n"
         f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}, "
+        f"{f', answers as {mode}' if (mode := summary.get('answer_mode')) else ''}, "
         f"prompt tokens {summary['prompt_tokens']}"
         + (f" ({summary['cached_prompt_tokens']} cached)" if summary.get("cached_prompt_tokens") else "")
         + f", completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"

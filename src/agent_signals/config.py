@@ -86,7 +86,21 @@ class Settings(BaseSettings):
         description="No extraction prompt is larger; a user's new messages are chunked into calls past this "
         "budget, a message larger than a prompt is cut.",
     )
-    max_answer_tokens: int = Field(default=1024, ge=64, description="max_tokens of one extraction call.")
+    max_answer_tokens: int = Field(
+        default=1024,
+        ge=64,
+        description="max_tokens of one model call. An answer cut at this budget (finish_reason `length`) is "
+        "asked again once with twice the budget (within the model's max output tokens when litellm knows "
+        "them); cut again, the user fails with `truncated` and their messages stay unread.",
+    )
+    structured_answers: Literal["auto", "json_schema", "json_object", "none"] = Field(
+        default="auto",
+        description="How the model is asked for a JSON answer: `json_schema` (response_format with the prompt "
+        "family's answer schema, without its length limits, which validation enforces), `json_object` (JSON "
+        "mode), `none` (the prompt alone); `auto`: json_schema where litellm says the model supports a "
+        "response schema, else json_object where it supports response_format, else none. Each run records "
+        "the mode it used (ops.runs.answer_mode).",
+    )
     failing_user_attempts: int = Field(
         default=3,
         ge=1,

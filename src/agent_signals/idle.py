@@ -13,6 +13,7 @@ from agent_signals.config import Settings
 from agent_signals.extract import prompt_version
 from agent_signals.migrate import check_current
 from agent_signals.sqlfiles import query
+from agent_signals.structured import answer_mode
 
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:
@@ -40,4 +41,4 @@ async def _record(settings: Settings, kind: str, until: datetime) -> dict:
             prompt_version=prompt_version(settings), flow_run_id=None,
         )  # fmt: skip
         await runs.update_run(ledger, settings, run_id, stats, "succeeded")
-    return stats.summary(run_id, kind, "succeeded")
+    return stats.summary(run_id, kind, "succeeded", answer_mode=answer_mode(settings))

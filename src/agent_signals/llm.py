@@ -9,6 +9,9 @@ at least what the provider's Retry-After header asks (up to AGENT_SIGNALS_RETRY_
 Every call carries the provider settings (AGENT_SIGNALS_API_BASE, _API_KEY, _EXTRA_HEADERS) when they are set,
 and, for providers that cache prompts only when asked (Anthropic), a cache hint on the fixed system prompt;
 the prompt tokens the provider read from its cache are counted.
+
+An answer cut at its token budget (finish_reason `length`) is asked again once with a larger budget, then
+TruncatedAnswer.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import litellm
 from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.offline.provider import PROVIDER, OfflineRules
+from agent_signals.structured import response_format
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -124,6 +128,33 @@ class Completion:
     cost_usd: float
     attempts: int
     cached_prompt_tokens: int = 0  # of prompt_tokens, read from the provider's prompt cache
+    truncated: bool = False  # cut at max_tokens (finish_reason `length`): not a whole answer
+
+    def plus(self, later: Completion) -> Completion:
+        """`later`, answering the same prompt after this one, with the usage of both."""
+        return replace(
+            later,
+            prompt_tokens=self.prompt_tokens + later.prompt_tokens,
+            completion_tokens=self.completion_tokens + later.completion_tokens,
+            cost_usd=self.cost_usd + later.cost_usd,
+            attempts=self.attempts + later.attempts,
+            cached_prompt_tokens=self.cached_prompt_tokens + later.cached_prompt_tokens,
+        )
+
+
+class TruncatedAnswer(ModelUnavailable):
+    """The answer was cut at its token budget, also with the larger one: the prompt asks for more than the
+    model may write (it counts against the user, whose messages made it so long). `spent` is the usage of
+    the calls, to be counted like any other."""
+
+    def __init__(self, budgets: list[int], spent: Completion) -> None:
+        super().__init__(
+            "truncated",
+            f"the answer was cut at max_tokens={' and again at '.join(map(str, budgets))} (finish_reason "
+            "length); raise AGENT_SIGNALS_MAX_ANSWER_TOKENS if the model can write more",
+            spent.attempts,
+        )
+        self.spent = spent
 
 
 def estimate_tokens(messages: list[dict]) -> int:
@@ -349,8 +380,14 @@ async def _with_retries(
             raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
 
 
-async def complete(messages: list[dict], settings: Settings, *, max_tokens: int | None = None) -> Completion:
-    """One chat completion with retries. Raises ModelUnavailable; never returns an empty text."""
+async def complete(
+    messages: list[dict], settings: Settings, *, family: str = "extract", max_tokens: int | None = None
+) -> Completion:
+    """One chat completion answering prompt `family` (its answer schema is the response_format in mode
+    json_schema, structured.py), with retries. An answer cut at max_tokens is asked again once with a larger
+    budget. Raises ModelUnavailable (TruncatedAnswer when cut again); never returns an empty or cut text."""
+    budget = max_tokens or settings.max_answer_tokens
+    fmt = response_format(settings, family)
 
     async def call() -> Completion:
         response = await litellm.acompletion(
@@ -358,26 +395,51 @@ async def complete(messages: list[dict], settings: Settings, *, max_tokens: int 
             messages=with_cache_hints(messages, settings.model),
             **provider_kwargs(settings),
             temperature=0,
-            max_tokens=max_tokens or settings.max_answer_tokens,
-            response_format={"type": "json_object"},
+            max_tokens=budget,
+            response_format=fmt,
             drop_params=True,
             num_retries=0,
         )
-        text = response.choices[0].message.content
-        if not text or not text.strip():
+        choice = response.choices[0]
+        text = choice.message.content
+        truncated = choice.finish_reason == "length"
+        if not truncated and (not text or not text.strip()):
             raise EmptyAnswer("the model returned an empty body")
         usage = response.usage
         return Completion(
-            text=text,
+            text=text or "",
             prompt_tokens=int(usage.prompt_tokens or 0),
             completion_tokens=int(usage.completion_tokens or 0),
             cost_usd=_cost(response),
             attempts=0,
             cached_prompt_tokens=cached_tokens(usage),
+            truncated=truncated,
         )
 
     completion, attempts = await _with_retries(settings, call)
-    return replace(completion, attempts=attempts)
+    completion = replace(completion, attempts=attempts)
+    budgets = [budget]
+    larger = larger_budget(settings.model, budget)
+    if completion.truncated and larger is not None:
+        log.warning("the answer was cut at max_tokens=%d: asking again with %d", budget, larger)
+        budget = larger
+        budgets.append(budget)
+        again, attempts = await _with_retries(settings, call)
+        completion = completion.plus(replace(again, attempts=attempts))
+    if completion.truncated:
+        raise TruncatedAnswer(budgets, completion)
+    return completion
+
+
+def larger_budget(model: str, budget: int) -> int | None:
+    """The max_tokens of the second try of a cut answer: twice the first, within the model's max output
+    tokens when litellm knows them (None: no larger budget is possible)."""
+    try:
+        known = litellm.get_model_info(model).get("max_output_tokens")
+    except Exception:  # a model litellm has no entry for
+        known = None
+    larger = min(2 * budget, known) if known else 2 * budget
+    return larger if larger > budget else None
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from agent_signals import db, embeddings, llm, quality, runs
+from agent_signals import db, embeddings, llm, quality, runs, structured
 from agent_signals.answers import (
     InvalidAnswer,
     ReconcileAnswer,
@@ -110,7 +110,9 @@ class RunContext:
         return Provenance(self.run_id, self.prompt_version, self.settings.model)
 
     def summary(self) -> dict:
-        return self.stats.summary(self.run_id, self.kind, self.status, self.dry_run)
+        return self.stats.summary(
+            self.run_id, self.kind, self.status, self.dry_run, structured.answer_mode(self.settings)
+        )
 
 
 @dataclass
@@ -347,7 +349,9 @@ async def _interrupted(
             ctx.status = "interrupted"
             reason = f"interrupted by {signal.Signals(signum).name}"
             await runs.update_run(conn, settings, ctx.run_id, stats, ctx.status, reason)
-        summary = stats.summary(ctx.run_id, ctx.kind, ctx.status, ctx.dry_run)
+        summary = stats.summary(
+            ctx.run_id, ctx.kind, ctx.status, ctx.dry_run, structured.answer_mode(settings)
+        )
     finally:  # the database gone too: the row stays `running` and the next run marks it abandoned
         listener(signum, summary)
 
@@ -756,7 +760,16 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
         from prefect.concurrency.asyncio import rate_limit
 
         await rate_limit(ctx.settings.prefect_rate_limit, occupy=1)
-    completion = await _first_call_alone(ctx, prompt)
+    try:
+        completion = await _first_call_alone(ctx, prompt, purpose)
+    except llm.TruncatedAnswer as exc:  # answers cut at max_tokens cost tokens too
+        _count_call(ctx, purpose, exc.spent)
+        raise
+    _count_call(ctx, purpose, completion)
+    return completion
+
+
+def _count_call(ctx: RunContext, purpose: str, completion: llm.Completion) -> None:
     stats = ctx.stats
     stats.llm_calls += 1
     stats.llm_calls_by_purpose[purpose] += 1
@@ -764,22 +777,21 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
     stats.cached_prompt_tokens += completion.cached_prompt_tokens
     stats.completion_tokens += completion.completion_tokens
     stats.cost_usd += completion.cost_usd
-    return completion
 
 
-async def _first_call_alone(ctx: RunContext, prompt: list[dict]) -> llm.Completion:
+async def _first_call_alone(ctx: RunContext, prompt: list[dict], family: str) -> llm.Completion:
     """The run's first model call goes alone (the others wait for its outcome): a misconfigured model costs
     one request, not one per call in flight."""
     stop = ctx.stop
     if stop.model_answered:
-        return await llm.complete(prompt, ctx.settings)
+        return await llm.complete(prompt, ctx.settings, family=family)
     async with stop.first_call:
         if stop.error is not None:
             raise stop.error
         if stop.model_answered:
-            return await llm.complete(prompt, ctx.settings)
+            return await llm.complete(prompt, ctx.settings, family=family)
         try:
-            completion = await llm.complete(prompt, ctx.settings)
+            completion = await llm.complete(prompt, ctx.settings, family=family)
         except llm.ModelMisconfigured:
             raise
         except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ class PromptSet:
     version: str  # "extract/v1@<hash of the files>"
     system: Any
     user: Any
+    schema: dict  # the answer's JSON schema (<version>.schema.json)
 
     def render(self, **context: Any) -> list[dict[str, str]]:
         return [
@@ -95,11 +97,17 @@ def _load(prompts_dir: Path, family: str, version: str) -> PromptSet:
         version=f"{family}/{version}@{digest.hexdigest()[:12]}",
         system=env.get_template(f"{family}/{version}.system.j2"),
         user=env.get_template(f"{family}/{version}.user.j2"),
+        schema=json.loads(files[2].read_text()),
     )
 
 
 def prompt_set(settings: Settings, family: str, version: str = "v1") -> PromptSet:
     return _load(settings.prompts_dir, family, version)
+
+
+def run_prompt_set(settings: Settings, family: str) -> PromptSet:
+    """The prompt set of `family` a run uses: the extraction prompt's version is a setting, the others' v1."""
+    return prompt_set(settings, family, settings.prompt_version if family == "extract" else "v1")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
         if summary.get("dry_run")  # no row in ops.runs: no run id
         else f"# {summary['kind']} run `{summary['run_id']}`: {summary['status']}",
         "",
-        f"{summary['users']} users, {summary['conversations']} conversations, {summary['messages']} messages.",
+        f"{summary['users']} users, {summary['conversations']} conversations, {summary['messages']} messages."
+        + (f" Answers asked as {summary['answer_mode']}." if summary.get("answer_mode") else ""),
         "",
         "| LLM calls | by purpose | prompt tokens | of which cached | completion tokens | embedding calls "
         "| cost (USD) |",

@@ -18,6 +18,7 @@ from agent_signals.config import Settings
 from agent_signals.redaction import redact_answer
 from agent_signals.screen import redact
 from agent_signals.sqlfiles import query
+from agent_signals.structured import answer_mode
 
 RUN_KINDS = ("scheduled", "backfill", "manual")
 
@@ -97,13 +98,16 @@ class RunStats:
         stats.model_error = tuple(data["model_error"]) if data.get("model_error") else None
         return stats
 
-    def summary(self, run_id: UUID, kind: str, status: str, dry_run: bool = False) -> dict:
+    def summary(
+        self, run_id: UUID, kind: str, status: str, dry_run: bool = False, answer_mode: str | None = None
+    ) -> dict:
         """What the CLI prints and the flow returns."""
         return {
             "run_id": str(run_id),
             "kind": kind,
             "status": status,
             "dry_run": dry_run,
+            "answer_mode": answer_mode,  # how the model was asked for JSON (structured.py)
             "users": self.users,
             "conversations": self.conversations,
             "messages": self.messages,
@@ -182,6 +186,7 @@ async def start_run(
             "window_end": window_end,
             "model": settings.model,
             "prompt_version": prompt_version,
+            "answer_mode": answer_mode(settings),
             "parameters": Jsonb(parameters) if parameters is not None else None,
         },
     )
