@@ -62,9 +62,9 @@ def response_format(mode: str, schema: dict) -> dict | None:
         return None
     if mode == "json_object":
         return {"type": "json_object"}
-    from tests.llama_server import slim
+    from agent_signals.structured import slim_schema
 
-    return {"type": "json_object", "schema": slim(schema)}
+    return {"type": "json_object", "schema": slim_schema(schema)}
 
 
 async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str, float]:

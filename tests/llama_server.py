@@ -22,20 +22,6 @@ DEFAULT_MODEL_FILE = (
 READY_TIMEOUT_S = 300.0  # a liveness bound: the server loads a 253 MB model in a few seconds
 
 
-SLIMMED = {"maxLength", "minLength", "maxItems", "minItems", "pattern"}
-
-
-def slim(schema: object) -> object:
-    """An answer schema llama.cpp can turn into a grammar: without length, count and pattern limits (its
-    converter fails on the extraction schema's maxLength 1200 and maxItems 50, and the server dies; validation
-    enforces the limits after the answer). Sent as `{"type": "json_object", "schema": ...}`, llama.cpp's form."""
-    if isinstance(schema, dict):
-        return {k: slim(v) for k, v in schema.items() if k not in SLIMMED}
-    if isinstance(schema, list):
-        return [slim(v) for v in schema]
-    return schema
-
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -23,6 +23,7 @@ from agent_signals.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.config import Settings
 from agent_signals.load import ConversationsFile, store
 from agent_signals.prompts import is_extract_prompt
+from agent_signals.structured import slim_schema
 from agent_signals.validate import MAX_CONTENT_CHARS
 from tests import http_model, llama_server
 
@@ -91,7 +92,7 @@ def proposed(answers: list[str]) -> int:
 
 
 def with_slim_schema(settings: Settings) -> Callable[[dict], dict]:
-    schema = llama_server.slim(json.loads(
+    schema = slim_schema(json.loads(
         (settings.project_dir / "prompts" / "extract" / f"{settings.prompt_version}.schema.json").read_text()
     ))  # fmt: skip
 
