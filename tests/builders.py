@@ -67,3 +67,18 @@ def kill_when(
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+UNCITED_EVIDENCE = """
+    select e.quote from signals.evidence e
+    join signals.signals s using (signal_id)
+    left join source.messages m on m.conversation_id = e.conversation_id and m.message_id = e.message_id
+    left join source.conversations c on c.conversation_id = m.conversation_id
+    where m.message_id is null or m.role <> 'user' or c.user_id <> s.user_id
+       or strpos(signals.clean_text(m.content), e.quote) = 0
+"""
+
+
+def uncited_evidence(conn: psycopg.Connection) -> list[str]:
+    """Evidence quotes that are not a verbatim span of a message of the signal's own user (should be none)."""
+    return [quote for (quote,) in conn.execute(UNCITED_EVIDENCE).fetchall()]

@@ -72,6 +72,18 @@ def template_db(server_url: str):
 
 
 @pytest.fixture
+def unmigrated_database(server_url: str):
+    """The URL of an empty database that was never migrated (dropped after the test)."""
+    admin = _with_db(server_url, "postgres")
+    name = f"agent_signals_test_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    yield _with_db(server_url, name)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
 def new_database(server_url: str, template_db: str):
     """A factory of fresh, migrated databases (dropped after the test); returns each one's URL."""
     admin = _with_db(server_url, "postgres")

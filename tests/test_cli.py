@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import click
-import psycopg
 import pytest
 
 from agent_signals.cli import cli
@@ -252,18 +251,9 @@ def test_backfill_from_the_command_line(database_url, conn, settings):
 
 
 @pytest.mark.db
-def test_commands_on_a_database_that_was_never_migrated_fail_in_one_line(server_url):
-    admin = psycopg.conninfo.make_conninfo(server_url, dbname="postgres")
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute("drop database if exists agent_signals_test_unmigrated with (force)")
-        c.execute("create database agent_signals_test_unmigrated")
-    url = psycopg.conninfo.make_conninfo(server_url, dbname="agent_signals_test_unmigrated")
-    try:
-        for args in (("signals", "undo", "987654"), ("set-aside", "list")):
-            result = agent_signals(*args, env={"DATABASE_URL": url})
-            assert result.returncode == 1, result.stderr
-            assert "the database is not migrated" in result.stderr and "Traceback" not in result.stderr
-            assert "hint: run `agent-signals db migrate`" in result.stderr
-    finally:
-        with psycopg.connect(admin, autocommit=True) as c:
-            c.execute("drop database agent_signals_test_unmigrated with (force)")
+def test_commands_on_a_database_that_was_never_migrated_fail_in_one_line(unmigrated_database):
+    for args in (("signals", "undo", "987654"), ("set-aside", "list")):
+        result = agent_signals(*args, env={"DATABASE_URL": unmigrated_database})
+        assert result.returncode == 1, result.stderr
+        assert "the database is not migrated" in result.stderr and "Traceback" not in result.stderr
+        assert "hint: run `agent-signals db migrate`" in result.stderr

@@ -26,6 +26,7 @@ from agent_signals.prompts import is_extract_prompt
 from agent_signals.structured import slim_schema
 from agent_signals.validate import MAX_CONTENT_CHARS
 from tests import http_model, llama_server
+from tests.builders import uncited_evidence
 
 pytestmark = [pytest.mark.live, pytest.mark.db, pytest.mark.flow]
 
@@ -167,15 +168,7 @@ def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid
         [list(settings.kinds), MAX_CONTENT_CHARS, run_id],
     ).fetchall()
     assert bad == []
-    uncited = conn.execute("""
-        select e.quote from signals.evidence e
-        join signals.signals s using (signal_id)
-        left join source.messages m on m.conversation_id = e.conversation_id and m.message_id = e.message_id
-        left join source.conversations c on c.conversation_id = m.conversation_id
-        where m.message_id is null or m.role <> 'user' or c.user_id <> s.user_id
-           or strpos(signals.clean_text(m.content), e.quote) = 0
-    """).fetchall()
-    assert uncited == []
+    assert uncited_evidence(conn) == []
     # the read path is current: every user with an active signal has a context block refreshed by this run
     stale = conn.execute(
         """select s.user_id from signals.signals s where s.status = 'active'

@@ -20,22 +20,13 @@ def test_migrate_is_idempotent_and_recorded(conn, settings):
     check_current(conn, settings)
 
 
-def test_a_fresh_database_is_migrated_in_order(server_url):
-    admin = psycopg.conninfo.make_conninfo(server_url, dbname="postgres")
-    with psycopg.connect(admin, autocommit=True) as c:
-        c.execute("drop database if exists agent_signals_test_fresh with (force)")
-        c.execute("create database agent_signals_test_fresh")
-    url = psycopg.conninfo.make_conninfo(server_url, dbname="agent_signals_test_fresh")
-    try:
-        settings = Settings(database_url=url)
-        with psycopg.connect(url, autocommit=True) as conn:
-            with pytest.raises(SchemaError, match="not up to date"):
-                check_current(conn, settings)
-            assert migrate(conn, settings) == [m.version for m in available(settings)]
-            assert conn.execute("select to_regclass('signals.signals') is not null").fetchone()[0]
-    finally:
-        with psycopg.connect(admin, autocommit=True) as c:
-            c.execute("drop database agent_signals_test_fresh with (force)")
+def test_a_fresh_database_is_migrated_in_order(unmigrated_database):
+    settings = Settings(database_url=unmigrated_database)
+    with psycopg.connect(unmigrated_database, autocommit=True) as conn:
+        with pytest.raises(SchemaError, match="not up to date"):
+            check_current(conn, settings)
+        assert migrate(conn, settings) == [m.version for m in available(settings)]
+        assert conn.execute("select to_regclass('signals.signals') is not null").fetchone()[0]
 
 
 def test_a_schema_newer_than_the_code_is_refused(conn, settings):

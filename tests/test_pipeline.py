@@ -11,7 +11,7 @@ import pytest
 from agent_signals.prompts import is_extract_prompt, parse_extract_prompt
 from agent_signals.text import HIDDEN_CHARACTERS
 from flows.extract import extract_signals
-from tests.builders import conversation, load_conversations
+from tests.builders import conversation, load_conversations, uncited_evidence
 from tests.fakes import user_texts
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
@@ -308,15 +308,7 @@ def test_every_change_is_an_event_and_every_quote_is_in_a_user_message_of_that_u
                           and e.run_id is not null and e.prompt_version like 'extract/v1@%%' and e.model is not null)
     """).fetchall()
     assert missing == []
-    uncited = conn.execute("""
-        select e.quote from signals.evidence e
-        join signals.signals s using (signal_id)
-        left join source.messages m on m.conversation_id = e.conversation_id and m.message_id = e.message_id
-        left join source.conversations c on c.conversation_id = m.conversation_id
-        where m.message_id is null or m.role <> 'user' or c.user_id <> s.user_id
-           or strpos(signals.clean_text(m.content), e.quote) = 0
-    """).fetchall()
-    assert uncited == []
+    assert uncited_evidence(conn) == []
     assert conn.execute("select count(*) from signals.signals").fetchone()[0] >= 2
 
 
