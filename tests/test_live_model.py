@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,7 +22,6 @@ from agent_signals.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.config import Settings
 from agent_signals.load import ConversationsFile, store
 from agent_signals.prompts import is_extract_prompt
-from agent_signals.structured import slim_schema
 from agent_signals.validate import MAX_CONTENT_CHARS
 from tests import http_model, llama_server
 from tests.builders import uncited_evidence
@@ -31,10 +29,10 @@ from tests.builders import uncited_evidence
 pytestmark = [pytest.mark.live, pytest.mark.db, pytest.mark.flow]
 
 USERS = 6
-# how the extraction calls reach llama.cpp: as the pipeline sends them (JSON mode, no schema: a 270M model
-# rarely answers the schema that way), or with the slim answer schema added on the way (llama.cpp's
-# constrained decoding: answers in the schema's shape, whose actions validation then judges)
-MODES = ["json_object", "slim_schema"]
+# AGENT_SIGNALS_STRUCTURED_ANSWERS: JSON mode without a schema (`auto`'s choice for this model: a 270M model
+# rarely answers the schema that way), or JSON mode carrying the slim answer schema (llama.cpp's constrained
+# decoding: answers in the schema's shape, whose actions validation then judges)
+MODES = ["json_object", "json_object_schema"]
 # each proposal of an answer ends as exactly one of these (apply.py's counts) or as a row of ops.rejected_actions
 APPLIED = (
     "created",
@@ -92,19 +90,6 @@ def proposed(answers: list[str]) -> int:
     return count
 
 
-def with_slim_schema(settings: Settings) -> Callable[[dict], dict]:
-    schema = slim_schema(json.loads(
-        (settings.project_dir / "prompts" / "extract" / f"{settings.prompt_version}.schema.json").read_text()
-    ))  # fmt: skip
-
-    def rewrite(body: dict) -> dict:
-        if not is_extract_prompt(body["messages"]):
-            return body
-        return {**body, "response_format": {"type": "json_object", "schema": schema}}
-
-    return rewrite
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid_is_written(
     mode, conn, settings, gemma, prefect_harness, request, monkeypatch
@@ -112,14 +97,14 @@ def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid
     from flows.extract import extract_signals
 
     users = seed(conn, settings, Path(request.config.getoption("--live-data")))
-    forward = http_model.Forward(gemma, with_slim_schema(settings) if mode == "slim_schema" else None)
+    forward = http_model.Forward(gemma)
     with http_model.serve(forward) as proxy:
         for name, value in proxy.env(model=f"openai/{llama_server.MODEL_NAME}", api_key="sk-local").items():
             monkeypatch.setenv(name, value)
         monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")  # llama.cpp answers one request at a time
         monkeypatch.setenv("AGENT_SIGNALS_TIMEOUT_S", "900")  # a liveness bound: 2 shared cores
         monkeypatch.setenv("AGENT_SIGNALS_RETRY_BACKOFF_S", "0")
-        monkeypatch.setenv("AGENT_SIGNALS_STRUCTURED_ANSWERS", "auto")
+        monkeypatch.setenv("AGENT_SIGNALS_STRUCTURED_ANSWERS", mode)
         summary = asyncio.run(extract_signals(kind="manual"))
     print(json.dumps(summary))  # the run's figures on a real model (pytest -s)
 

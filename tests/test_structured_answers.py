@@ -98,7 +98,8 @@ def test_auto_sends_the_calling_prompts_slim_schema_to_a_model_litellm_knows_tak
     [("auto", "openai/some-name", {"type": "json_object"}),  # litellm: response_format yes, schemas unknown
      ("json_object", "openai/gpt-4o-mini", {"type": "json_object"}),
      ("none", "openai/gpt-4o-mini", None),
-     ("json_schema", "openai/some-name", "schema")],
+     ("json_schema", "openai/some-name", "schema"),
+     ("json_object_schema", "openai/some-name", "object_schema")],  # llama-cpp-python's server's form
 )  # fmt: skip
 def test_each_setting_sends_its_response_format(serve_model, mode, model, expected):
     server = serve_model(lambda _p, _b: http_model.chat(EMPTY), model, structured_answers=mode)
@@ -106,6 +107,8 @@ def test_each_setting_sends_its_response_format(serve_model, mode, model, expect
     sent = sent_format(server)
     if expected == "schema":
         assert sent["type"] == "json_schema" and sent["json_schema"]["schema"]["title"] == "ExtractAnswer"
+    elif expected == "object_schema":
+        assert sent == {"type": "json_object", "schema": slim_schema(schema_file(Settings(), "extract"))}
     else:
         assert sent == expected
     assert answer_mode(Settings()) == (mode if mode != "auto" else "json_object")

@@ -93,11 +93,12 @@ class Settings(BaseSettings):
         "asked again once with twice the budget (within the model's max output tokens when litellm knows "
         "them); cut again, the user fails with `truncated` and their messages stay unread.",
     )
-    structured_answers: Literal["auto", "json_schema", "json_object", "none"] = Field(
+    structured_answers: Literal["auto", "json_schema", "json_object_schema", "json_object", "none"] = Field(
         default="auto",
         description="How the model is asked for a JSON answer: `json_schema` (response_format with the prompt "
-        "family's answer schema, without its length limits, which validation enforces), `json_object` (JSON "
-        "mode), `none` (the prompt alone); `auto`: json_schema where litellm says the model supports a "
+        "family's answer schema, without its length limits, which validation enforces), `json_object_schema` "
+        "(JSON mode carrying that schema: llama-cpp-python's server), `json_object` (JSON mode), `none` (the "
+        "prompt alone); `auto`: json_schema where litellm says the model supports a "
         "response schema, else json_object where it supports response_format, else none. Each run records "
         "the mode it used (ops.runs.answer_mode).",
     )

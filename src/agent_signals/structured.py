@@ -1,6 +1,8 @@
 """How the model is asked for a JSON answer (AGENT_SIGNALS_STRUCTURED_ANSWERS): with the prompt family's answer
 schema where litellm says the model takes one (`json_schema`), else in JSON mode (`json_object`), else by the
-prompt alone (`none`). Whatever the mode, answers.py parses and validate.py checks every answer the same way.
+prompt alone (`none`). `json_object_schema` (never chosen by `auto`) is JSON mode carrying the schema, the form
+llama-cpp-python's server takes for constrained decoding (it refuses `json_schema`). Whatever the mode,
+answers.py parses and validate.py checks every answer the same way.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import litellm
 from agent_signals.config import Settings
 from agent_signals.prompts import run_prompt_set
 
-MODES = ("json_schema", "json_object", "none")
+MODES = ("json_schema", "json_object_schema", "json_object", "none")
 # Limits left out of the schema sent to the provider: llama.cpp's grammar converter fails on them (a large
 # maxLength or maxItems expands into a grammar it cannot parse, and the server dies); validation enforces them.
 LIMIT_KEYWORDS = frozenset({"maxLength", "minLength", "maxItems", "minItems", "pattern"})
@@ -62,8 +64,12 @@ def response_format(settings: Settings, family: str) -> dict | None:
     mode = answer_mode(settings)
     if mode == "json_object":
         return {"type": "json_object"}
-    if mode == "json_schema":
-        schema = slim_schema(run_prompt_set(settings, family).schema)
-        return {"type": "json_schema", "json_schema": {"name": f"{family}_answer", "schema": schema,
-                                                       "strict": False}}  # fmt: skip
-    return None
+    if mode == "none":
+        return None
+    schema = slim_schema(run_prompt_set(settings, family).schema)
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": f"{family}_answer", "schema": schema, "strict": False},
+    }
