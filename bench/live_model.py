@@ -126,11 +126,11 @@ async def measure(settings, users: list, modes: list[str]) -> dict:
 def report(results: dict, users: int, sessions: int) -> None:
     print(f"Gemma 3 270M (Q4_K_M) on llama.cpp, {users} users of msc-valid, first {sessions} session(s) each")
     print(
-        f"{'mode':<14}{'valid':>9}{'readable':>10}{'cut':>6}{'errors':>8}{'accepted/proposed':>20}{'s/user':>9}"
+        f"{'mode':<20}{'valid':>9}{'readable':>10}{'cut':>6}{'errors':>8}{'accepted/proposed':>20}{'s/user':>9}"
     )
     for mode, r in results.items():
         ratio = f"{r['accepted']}/{r['proposed']}" + (f" ({r['acceptance']:.2f})" if r["proposed"] else "")
-        print(f"{mode:<14}{r['valid']:>5}/{r['answers']:<3}{r['readable']:>6}/{r['answers']:<3}{r['truncated']:>6}"
+        print(f"{mode:<20}{r['valid']:>5}/{r['answers']:<3}{r['readable']:>6}/{r['answers']:<3}{r['truncated']:>6}"
               f"{r['errors']:>8}{ratio:>20}{r['median_s_per_user'] or '-':>9}")  # fmt: skip
     print(json.dumps({"users": users, "sessions": sessions, "modes": results}))
 
