@@ -257,3 +257,22 @@ def test_commands_on_a_database_that_was_never_migrated_fail_in_one_line(unmigra
         assert result.returncode == 1, result.stderr
         assert "the database is not migrated" in result.stderr and "Traceback" not in result.stderr
         assert "hint: run `agent-signals db migrate`" in result.stderr
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("mode", ["json_object", None])
+def test_the_run_summary_line_of_model_calls_reads_as_one_list(capsys, mode):
+    from uuid import uuid4
+
+    from agent_signals.cli import _print_summary
+    from agent_signals.runs import RunStats
+
+    stats = RunStats(llm_calls=3, prompt_tokens=900, cached_prompt_tokens=512, completion_tokens=60)
+    stats.llm_calls_by_purpose["extract"] = 3
+    _print_summary(stats.summary(uuid4(), "manual", "succeeded", answer_mode=mode), 1.0)
+    line = next(line for line in capsys.readouterr().out.splitlines() if "llm calls" in line)
+    answers = ", answers as json_object" if mode else ""
+    assert (
+        line
+        == f"  llm calls 3 (extract 3){answers}, prompt tokens 900 (512 cached), completion tokens 60, cost $0.0000"
+    )

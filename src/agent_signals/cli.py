@@ -444,7 +444,7 @@ def _print_summary(summary: dict, seconds: float) -> None:
         f"\n{_run_name(summary)}: {summary['status']} in {seconds:.1f}s\n"
         f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
         f"  actions: {actions}\n"
-        f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}, "
+        f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}"
         f"{f', answers as {mode}' if (mode := summary.get('answer_mode')) else ''}, "
         f"prompt tokens {summary['prompt_tokens']}"
         + (f" ({summary['cached_prompt_tokens']} cached)" if summary.get("cached_prompt_tokens") else "")
