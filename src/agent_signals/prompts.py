@@ -115,9 +115,8 @@ class PromptMessage:
     handle: str
     text: str
     old: bool = False  # shown as old="true": a contextual fact from old messages alone is archived at once
-    date: str = (
-        ""  # the day it was written (ISO), shown from extract/v2 on: relative times resolve against it
-    )
+    # the day it was written (ISO), shown from extract/v2 on: relative times resolve against it
+    date: str = ""
 
 
 @dataclass(frozen=True)
