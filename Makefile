@@ -50,12 +50,12 @@ test-live: $(LIVE_STAMP) $(LIVE_MODEL)  ## the pipeline end to end on a real loc
 	$(BIN)/python -m pytest -p no:xdist --live --live-model $(LIVE_MODEL) -m live
 
 lint: install
-	$(BIN)/ruff check src flows tests bench
-	$(BIN)/ruff format --check src flows tests bench
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 
 format: install
-	$(BIN)/ruff format src flows tests bench
-	$(BIN)/ruff check --fix src flows tests bench
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
 
 clean:  ## stop the embedded PostgreSQL (and the test workers' ones) and remove its data and the virtualenv
 	-for pgdata in .agent-signals/pgdata .agent-signals/workers/*/pgdata; do [ -d "$$pgdata" ] && \

@@ -48,8 +48,8 @@ def main() -> None:
     parser.add_argument("--dates", choices=("recent", "original", "both"), default="both")
     args = parser.parse_args()
 
+    from agent_signals.adapters.runtime import apply_defaults
     from agent_signals.config import Settings
-    from agent_signals.runtime import apply_defaults
 
     apply_defaults(Settings())
     raw = json.loads(args.data.read_text())
@@ -70,7 +70,7 @@ def measure(users: int, conversations: list[dict], dates: str) -> dict:
     import psycopg
 
     from agent_signals.config import Settings
-    from agent_signals.load import ConversationsFile, store
+    from agent_signals.store.load import ConversationsFile, store
     from bench import scratch
 
     data = ConversationsFile.model_validate({"conversations": conversations})
@@ -81,7 +81,7 @@ def measure(users: int, conversations: list[dict], dates: str) -> dict:
         os.environ["DATABASE_URL"] = url
         with psycopg.connect(url, autocommit=True) as conn:
             store(conn, Settings(), data)
-        from flows.extract import extract_signals
+        from agent_signals.flows.extract import extract_signals
 
         started = time.monotonic()
         first = asyncio.run(extract_signals(kind="manual"))

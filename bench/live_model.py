@@ -42,8 +42,8 @@ MODES = ("none", "json_object", "json_object_schema")
 
 def batches(data: Path, users: int, sessions: int) -> list:
     """The first `users` users of the file, their first `sessions` sessions, as the pipeline reads them."""
-    from agent_signals.extract import SourceMessage, UserBatch
-    from agent_signals.load import default_message_id, parse_timestamp
+    from agent_signals.core.batching import SourceMessage, UserBatch
+    from agent_signals.store.load import default_message_id, parse_timestamp
 
     raw = json.loads(data.read_text())
     out = []
@@ -73,10 +73,10 @@ async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str,
 
 
 async def measure(settings, users: list, modes: list[str]) -> dict:
-    from agent_signals.answers import InvalidAnswer, parse_extract_actions, parse_extract_answer
-    from agent_signals.extract import build_calls
-    from agent_signals.structured import response_format
-    from agent_signals.validate import validate_answer
+    from agent_signals.adapters.structured import response_format
+    from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_extract_answer
+    from agent_signals.core.batching import build_calls
+    from agent_signals.core.validate import validate_answer
 
     today = datetime.now(UTC).date()
     results = {}
@@ -153,8 +153,8 @@ def main() -> None:
     def run(url: str) -> dict:
         os.environ.update({"AGENT_SIGNALS_MODEL": f"openai/{llama_server.MODEL_NAME}", "OPENAI_API_BASE": url,
                            "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "sk-local", "AGENT_SIGNALS_TIMEOUT_S": "900"})  # fmt: skip
+        from agent_signals.adapters.runtime import apply_defaults
         from agent_signals.config import Settings
-        from agent_signals.runtime import apply_defaults
 
         settings = Settings()
         apply_defaults(settings)

@@ -63,15 +63,15 @@ READ_SAMPLES = 5_000
 
 
 def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
+    from agent_signals.adapters.runtime import apply_defaults
     from agent_signals.config import Settings
-    from agent_signals.runtime import apply_defaults
 
     apply_defaults(Settings())
     import asyncio
 
     from prefect import flow
 
-    from flows.extract import extract_signals
+    from agent_signals.flows.extract import extract_signals
 
     @flow(name="bench-warm-up")
     def warm_up() -> None:
@@ -80,7 +80,7 @@ def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
     warm_up()
     full_refresh_s = []
     if full_refreshes:
-        from agent_signals import views
+        from agent_signals.adapters import dbt as views
 
         settings = Settings(database_url=urls[0])
         views.refresh(settings, full=True)  # warm-up: dbt parses its project once per process
@@ -125,8 +125,8 @@ def processing_s(record: dict) -> float:
 def seed(url: str, users: int, messages_per_user: int = MESSAGES_PER_USER) -> None:
     import psycopg
 
-    from agent_signals import demo
     from agent_signals.config import Settings
+    from agent_signals.store import demo
 
     with psycopg.connect(url, autocommit=True) as conn:
         demo.seed(conn, Settings(database_url=url), users=users, messages_per_user=messages_per_user)
@@ -136,9 +136,9 @@ def add_new_messages(url: str, user_indexes: range, tag: str) -> int:
     """One new flagged conversation (3 user messages, in the last hour) for each user given."""
     import psycopg
 
-    from agent_signals import demo_data
     from agent_signals.config import Settings
-    from agent_signals.load import ConversationIn, ConversationsFile, store
+    from agent_signals.store import demo_data
+    from agent_signals.store.load import ConversationIn, ConversationsFile, store
 
     now = datetime.now(UTC).replace(microsecond=0)
     conversations = []
@@ -430,8 +430,8 @@ def main() -> None:
         child(args.child.split(","), args.reruns, args.full_refreshes)
         return
 
+    from agent_signals.adapters.runtime import apply_defaults
     from agent_signals.config import Settings
-    from agent_signals.runtime import apply_defaults
 
     apply_defaults(Settings())
     size = dict(SIZES["quick" if args.quick else "full"])

@@ -1,4 +1,4 @@
-"""Scratch databases for benchmarks (agent_signals.db's scratch databases on the configured server:
+"""Scratch databases for benchmarks (agent_signals.store.db's scratch databases on the configured server:
 embedded unless DATABASE_URL is set). Never the project's own database."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the editable install
     sys.path.insert(0, str(ROOT / "src"))
 
-from agent_signals import db  # noqa: E402
 from agent_signals.config import Settings  # noqa: E402
+from agent_signals.store import db  # noqa: E402
 
 
 def url_of(name: str) -> str:

@@ -22,11 +22,11 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from agent_signals import demo_data  # noqa: E402
-from agent_signals.instructions import instruction_reason  # noqa: E402
-from agent_signals.offline.summarize import summarize  # noqa: E402
-from agent_signals.prompts import SummaryLine  # noqa: E402
-from agent_signals.screen import screen_text  # noqa: E402
+from agent_signals.core.instructions import instruction_reason  # noqa: E402
+from agent_signals.core.prompts import SummaryLine  # noqa: E402
+from agent_signals.core.screen import screen_text  # noqa: E402
+from agent_signals.store import demo_data  # noqa: E402
+from agent_signals_offline.summarize import summarize  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
 
 

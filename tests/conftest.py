@@ -17,16 +17,16 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from agent_signals.adapters.runtime import apply_defaults
 from agent_signals.config import Settings
-from agent_signals.runtime import apply_defaults
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a pytest-xdist worker; unset otherwise
 if WORKER:
     os.environ["AGENT_SIGNALS_DATA_DIR"] = str(Settings().data_dir / "workers" / WORKER)
 apply_defaults(Settings())  # before litellm / prefect are imported by the test modules
 
-from agent_signals import db
-from agent_signals.migrate import migrate
+from agent_signals.store import db
+from agent_signals.store.migrate import migrate
 from tests.fakes import SCRIPTED_MODEL, ScriptedModel, register
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from agent_signals.prompts import unfence
+from agent_signals.core.prompts import unfence
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent_signals.answers import Create, InvalidAnswer, Skip, parse_extract_answer
-from agent_signals.text import find_span, normalize_content
+from agent_signals.core.answers import Create, InvalidAnswer, Skip, parse_extract_answer
+from agent_signals.core.text import find_span, normalize_content
 
 pytestmark = pytest.mark.unit
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_signals.runs import RunStats
+from agent_signals.store.runs import RunStats
 from tests.builders import conversation, load_conversations
 from tests.test_cli import agent_signals
 
@@ -69,7 +69,7 @@ def test_parts_of_a_run_add_up_to_distinct_users():
 def test_task_run_lines_go_to_prefects_api_and_an_environment_variable_shows_them_again(monkeypatch):
     from prefect.logging.configuration import load_logging_config
 
-    from agent_signals.runtime import PREFECT_LOGGING_CONFIG
+    from agent_signals.adapters.runtime import PREFECT_LOGGING_CONFIG
 
     assert os.environ["PREFECT_LOGGING_SETTINGS_PATH"] == str(PREFECT_LOGGING_CONFIG)  # set by apply_defaults
     config = load_logging_config(PREFECT_LOGGING_CONFIG)

@@ -10,11 +10,11 @@ from datetime import timedelta
 import psycopg
 import pytest
 
-from agent_signals import user_paths
+from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
 from agent_signals.errors import AgentSignalsError
-from agent_signals.offline.provider import answer as offline_answer
-from agent_signals.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
-from flows.extract import extract_signals
+from agent_signals.flows.extract import extract_signals
+from agent_signals.stages import user_signals as user_paths
+from agent_signals_offline.provider import answer as offline_answer
 from tests.builders import T0, conversation, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
@@ -419,7 +419,7 @@ def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, sett
 
     from agent_signals.config import Settings
     from agent_signals.errors import SchemaError
-    from agent_signals.migrate import check_current
+    from agent_signals.store.migrate import check_current
 
     monkeypatch.setenv("AGENT_SIGNALS_EMBEDDING_DIM", "128")
     with pytest.raises(SchemaError, match="vector\\(256\\)") as caught:
@@ -440,6 +440,6 @@ def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, sett
     ],
 )
 def test_the_sql_and_python_text_keys_agree(conn, text):
-    from agent_signals.text import normalize_content
+    from agent_signals.core.text import normalize_content
 
     assert conn.execute("select signals.normalize_text(%s)", [text]).fetchone()[0] == normalize_content(text)

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, Phase, event, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from agent_signals import user_paths
-from agent_signals.answers import ReconcileAnswer
-from agent_signals.apply import Provenance, apply_user
-from agent_signals.extract import KnownSignal, SourceMessage
-from agent_signals.offline import reconcile as offline_reconcile
-from agent_signals.offline.embed import embed
-from agent_signals.text import normalize_content
-from agent_signals.validate import Cite, Proposal
+from agent_signals.core.answers import ReconcileAnswer
+from agent_signals.core.batching import KnownSignal, SourceMessage
+from agent_signals.core.text import normalize_content
+from agent_signals.core.validate import Cite, Proposal
+from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.apply import Provenance, apply_user
+from agent_signals_offline import reconcile as offline_reconcile
+from agent_signals_offline.embed import embed
 
 pytestmark = [pytest.mark.db]
 

@@ -13,7 +13,7 @@ import time
 import psycopg
 import pytest
 
-from flows.extract import extract_signals
+from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, kill_when, load_conversations
 
 # prefect_api: the killed `agent-signals run` processes report to the harness's Prefect server

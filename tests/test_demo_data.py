@@ -2,8 +2,8 @@
 
 from collections import Counter
 
-from agent_signals import demo_data
-from agent_signals.load import ConversationsFile
+from agent_signals.store import demo_data
+from agent_signals.store.load import ConversationsFile
 
 
 def _records(users: int, **kwargs) -> list[dict]:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from agent_signals.config import DEFAULT_KINDS
-from agent_signals.evaluate import read_dataset
-from agent_signals.load import parse
+from agent_signals.evaluation.evaluate import read_dataset
+from agent_signals.store.load import parse
 
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "workplace-signals.json"
 NEGATIVE_KINDS = {"task_context", "org_fact", "other_people", "hypothetical", "sarcasm", "quoted", "pasted"}

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_signals import evaluate
 from agent_signals.errors import AgentSignalsError
-from agent_signals.evaluate import GoldFact, StoredSignal, match, similarity, wrong_speaker
+from agent_signals.evaluation import evaluate
+from agent_signals.evaluation.evaluate import GoldFact, StoredSignal, match, similarity, wrong_speaker
 from tests.builders import T0, conversation, load_conversations
 
 TINY = Path(__file__).parent / "data" / "eval_tiny.json"
@@ -151,9 +151,9 @@ SNAPSHOT = """select (select count(*) from signals.signals), (select count(*) fr
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
 def test_replay_prints_the_difference_and_writes_nothing(settings, conn, database_url, monkeypatch):
-    from agent_signals.replay import replay
-    from agent_signals.source import Window
-    from flows.extract import extract_signals
+    from agent_signals.evaluation.replay import replay
+    from agent_signals.flows.extract import extract_signals
+    from agent_signals.store.source import Window
 
     load_conversations(
         conn, settings,
@@ -206,10 +206,10 @@ def row_counts(conn) -> dict[str, int]:
 def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, database_url, monkeypatch):
     """A signal the user deleted is not listed as an addition although the candidate prompt states it again
     (a run skips it as a tombstone), and a signal the user edited into their own is not dropped."""
-    from agent_signals import user_paths
-    from agent_signals.replay import replay
-    from agent_signals.source import Window
-    from flows.extract import extract_signals
+    from agent_signals.evaluation.replay import replay
+    from agent_signals.flows.extract import extract_signals
+    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.store.source import Window
 
     load_conversations(
         conn, settings,
@@ -238,7 +238,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, da
 
 @pytest.mark.db
 def test_replay_of_a_prompt_that_does_not_exist_says_which_do(settings):
-    from agent_signals.prompts import prompt_set
+    from agent_signals.core.prompts import prompt_set
 
     with pytest.raises(AgentSignalsError) as caught:
         prompt_set(settings, "extract", "v9")

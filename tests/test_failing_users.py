@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from agent_signals.cli import cli
 from agent_signals.config import Settings
-from agent_signals.retries import offending, retry_delay_s
-from flows.extract import extract_signals
+from agent_signals.core.retries import offending, retry_delay_s
+from agent_signals.flows.extract import extract_signals
 from tests.builders import T0, conversation, load_conversations
 from tests.fakes import user_texts
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_signals import user_paths
+from agent_signals.stages import user_signals as user_paths
 from tests.builders import conversation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,7 +115,7 @@ def test_the_scan_and_the_load_skip_what_precedes_the_latest_forget(conn, settin
 
     import psycopg
 
-    from agent_signals.source import Window, load_batches, pending_users
+    from agent_signals.store.source import Window, load_batches, pending_users
     from tests.builders import load_conversations
 
     t0 = datetime.now(UTC).replace(microsecond=0) - timedelta(days=6)

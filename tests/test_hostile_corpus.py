@@ -12,17 +12,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_signals.answers import (
+from agent_signals.config import Settings
+from agent_signals.core.answers import (
     parse_extract_actions,
     parse_extract_answer,
     parse_reconcile_answer,
     parse_summary_answer,
 )
-from agent_signals.config import Settings
-from agent_signals.extract import SourceMessage, UserBatch, build_calls
-from agent_signals.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
-from agent_signals.validate import MAX_CONTENT_CHARS, validate_answer
-from flows.extract import extract_signals
+from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
+from agent_signals.core.validate import MAX_CONTENT_CHARS, validate_answer
+from agent_signals.flows.extract import extract_signals
 from tests import http_model
 from tests.builders import conversation, load_conversations
 from tests.hostile import (

@@ -12,7 +12,7 @@ from email.utils import format_datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_signals import llm
+from agent_signals.adapters import llm
 from agent_signals.config import Settings, SettingsError, load_settings
 from tests import http_model
 
@@ -191,8 +191,8 @@ def test_an_openai_model_gets_the_prompt_as_rendered():
 def test_a_run_over_http_records_cached_tokens_and_a_server_error_as_a_transient_failure(
     conn, settings, monkeypatch
 ):
-    from agent_signals.report import run_markdown
-    from flows.extract import extract_signals
+    from agent_signals.flows.extract import extract_signals
+    from agent_signals.store.report import run_markdown
     from tests.builders import conversation, load_conversations
 
     load_conversations(conn, settings, *(conversation(f"c{u}", u, [("user", f"I'm {u}.")]) for u in ("ann", "bo")),

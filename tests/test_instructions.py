@@ -9,8 +9,8 @@ import codecs
 
 import pytest
 
-from agent_signals.fold import fold, readings
-from agent_signals.instructions import BLOB_REASON, INTENTS, SYNTAX, instruction_reason, phrase_tables
+from agent_signals.core.fold import fold, readings
+from agent_signals.core.instructions import BLOB_REASON, INTENTS, SYNTAX, instruction_reason, phrase_tables
 
 pytestmark = pytest.mark.unit
 
@@ -305,7 +305,7 @@ def test_folding():
 
 
 def test_a_broken_phrase_table_is_one_clear_error(tmp_path, monkeypatch):
-    from agent_signals import instructions
+    from agent_signals.core import instructions
     from agent_signals.errors import AgentSignalsError
 
     (tmp_path / "xx.toml").write_text(
@@ -351,9 +351,9 @@ def test_a_candidate_citing_a_message_that_hides_text_is_quarantined_whatever_it
     hid cannot be screened: the message itself is the sign. A candidate citing it is quarantined."""
     from datetime import UTC, datetime
 
-    from agent_signals.extract import SourceMessage
-    from agent_signals.screen import screen
-    from agent_signals.validate import Cite, Proposal
+    from agent_signals.core.batching import SourceMessage
+    from agent_signals.core.screen import screen
+    from agent_signals.core.validate import Cite, Proposal
 
     def candidate(stored: str) -> Proposal:
         message = SourceMessage.read("c1", "m1", stored, datetime.now(UTC))

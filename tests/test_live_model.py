@@ -18,11 +18,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from agent_signals.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.config import Settings
-from agent_signals.load import ConversationsFile, store
-from agent_signals.prompts import is_extract_prompt
-from agent_signals.validate import MAX_CONTENT_CHARS
+from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.prompts import is_extract_prompt
+from agent_signals.core.validate import MAX_CONTENT_CHARS
+from agent_signals.store.load import ConversationsFile, store
 from tests import http_model, llama_server
 from tests.builders import uncited_evidence
 
@@ -59,7 +59,7 @@ def seed(conn: psycopg.Connection, settings: Settings, data: Path) -> list[str]:
     """USERS users with new messages: the first session of the first users of msc-valid (moved in time to end
     yesterday, so that decay keeps what is learned), else the demo's seed. Returns their ids."""
     if not data.is_file():
-        from agent_signals import demo
+        from agent_signals.store import demo
 
         demo.seed(conn, settings, users=USERS, messages_per_user=6)
         return [row[0] for row in conn.execute("select distinct user_id from app.conversations order by 1")]
@@ -94,7 +94,7 @@ def proposed(answers: list[str]) -> int:
 def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid_is_written(
     mode, conn, settings, gemma, prefect_harness, request, monkeypatch
 ):
-    from flows.extract import extract_signals
+    from agent_signals.flows.extract import extract_signals
 
     users = seed(conn, settings, Path(request.config.getoption("--live-data")))
     forward = http_model.Forward(gemma)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from agent_signals import db
 from agent_signals.config import Settings
 from agent_signals.errors import DatabaseUnavailable, SchemaError
-from agent_signals.migrate import available, check_current, migrate
+from agent_signals.store import db
+from agent_signals.store.migrate import available, check_current, migrate
 
 pytestmark = pytest.mark.db
 

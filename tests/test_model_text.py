@@ -9,13 +9,13 @@ import json
 
 import pytest
 
-from agent_signals.prompts import (
+from agent_signals.core.prompts import (
     is_extract_prompt,
     is_reconcile_prompt,
     is_summarize_prompt,
     parse_extract_prompt,
 )
-from flows.extract import extract_signals
+from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 from tests.test_buckets import SYSTEMS  # thirty facts that share no words
 

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from agent_signals.offline.embed import embed, unicode_words
-from agent_signals.offline.reconcile import MERGE_SIMILARITY
+from agent_signals_offline.embed import embed, unicode_words
+from agent_signals_offline.reconcile import MERGE_SIMILARITY
 
 pytestmark = pytest.mark.unit
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_signals.answers import parse_extract_answer
 from agent_signals.config import DEFAULT_KINDS
-from agent_signals.offline.rules import Known, Message, extract
+from agent_signals.core.answers import parse_extract_answer
+from agent_signals_offline.rules import Known, Message, extract
 
 pytestmark = pytest.mark.unit
 

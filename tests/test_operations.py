@@ -14,10 +14,10 @@ import psycopg
 import pytest
 import yaml
 
+from agent_signals.adapters.llm import RateLimiter
 from agent_signals.config import Settings
-from agent_signals.llm import RateLimiter
-from flows.backfill import backfill_signals
-from flows.extract import extract_signals
+from agent_signals.flows.backfill import backfill_signals
+from agent_signals.flows.extract import extract_signals
 from tests.builders import T0, conversation, kill_when, load_conversations
 
 # prefect_api: the killed `agent-signals backfill` process reports to the harness's Prefect server
@@ -58,15 +58,15 @@ def backfill(**kwargs) -> dict:
 
 
 def test_the_deployments_are_what_deploy_prefect_yaml_declares():
-    from flows.deployments import build
+    from agent_signals.flows.deployments import build
 
     spec = yaml.safe_load((Settings().project_dir / "deploy" / "prefect.yaml").read_text())
     deployments = {d["name"]: d for d in spec["deployments"]}
     scheduled, backfills = deployments["scheduled"], deployments["backfill"]
-    assert scheduled["entrypoint"] == "flows/extract.py:extract_signals"
+    assert scheduled["entrypoint"] == "src/agent_signals/flows/extract.py:extract_signals"
     assert scheduled["schedules"] == [{"cron": "0 */6 * * *", "timezone": "UTC", "active": True}]
     assert scheduled["concurrency_limit"] == {"limit": 1, "collision_strategy": "CANCEL_NEW"}
-    assert backfills["entrypoint"] == "flows/backfill.py:backfill_signals"
+    assert backfills["entrypoint"] == "src/agent_signals/flows/backfill.py:backfill_signals"
     assert {"since", "until", "users", "slice", "dry_run"} <= set(
         inspect.signature(backfill_signals.fn).parameters
     )

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from agent_signals.prompts import is_extract_prompt, parse_extract_prompt
-from agent_signals.text import HIDDEN_CHARACTERS
-from flows.extract import extract_signals
+from agent_signals.core.prompts import is_extract_prompt, parse_extract_prompt
+from agent_signals.core.text import HIDDEN_CHARACTERS
+from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations, uncited_evidence
 from tests.fakes import user_texts
 

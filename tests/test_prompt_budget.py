@@ -11,8 +11,8 @@ import litellm
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.extract import KnownSignal, SourceMessage, UserBatch, build_calls
-from flows.extract import extract_signals
+from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 from tests.fakes import SCRIPTED_MODEL
 

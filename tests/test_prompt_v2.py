@@ -11,12 +11,12 @@ from datetime import UTC, date, datetime, timedelta
 import jsonschema
 import pytest
 
-from agent_signals.answers import parse_extract_actions
 from agent_signals.config import Settings
-from agent_signals.extract import KnownSignal, SourceMessage, UserBatch, build_calls
-from agent_signals.offline.provider import answer
-from agent_signals.prompts import parse_extract_prompt
-from agent_signals.validate import validate_answer
+from agent_signals.core.answers import parse_extract_actions
+from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.validate import validate_answer
+from agent_signals_offline.provider import answer
 from tests import http_model
 from tests.builders import T0, conversation, load_conversations
 
@@ -101,7 +101,7 @@ def test_the_v2_schema_takes_one_bare_skip_without_a_summary_and_no_skip_reasons
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_run_with_prompt_v2_learns_signals_and_records_the_version(conn, database_url, monkeypatch):
-    from flows.extract import extract_signals
+    from agent_signals.flows.extract import extract_signals
 
     monkeypatch.setenv("AGENT_SIGNALS_PROMPT_VERSION", "v2")
     load_conversations(

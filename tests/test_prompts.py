@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_signals.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
 from agent_signals.config import Settings
-from agent_signals.extract import SourceMessage, UserBatch, build_calls
-from agent_signals.prompts import (
+from agent_signals.core.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
+from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompts import (
     PromptMessage,
     PromptSignal,
     fence,
@@ -24,7 +24,7 @@ from agent_signals.prompts import (
     render_extract,
     unfence,
 )
-from agent_signals.validate import validate_answer
+from agent_signals.core.validate import validate_answer
 
 pytestmark = pytest.mark.unit
 

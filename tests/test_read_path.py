@@ -9,11 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_signals import idle, user_paths
 from agent_signals.config import Settings
-from agent_signals.offline.provider import answer as offline_answer
-from agent_signals.prompts import is_summarize_prompt
-from flows.extract import extract_signals
+from agent_signals.core.prompts import is_summarize_prompt
+from agent_signals.flows.extract import extract_signals
+from agent_signals.stages import idle
+from agent_signals.stages import user_signals as user_paths
+from agent_signals_offline.provider import answer as offline_answer
 from tests.builders import T0, conversation, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]

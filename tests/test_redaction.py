@@ -12,8 +12,8 @@ import re
 import litellm
 import pytest
 
-from agent_signals.redaction import decode_escapes, redact_answer, redact_fields
-from flows.extract import extract_signals
+from agent_signals.core.redaction import decode_escapes, redact_answer, redact_fields
+from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 from tests.fakes import user_texts
 

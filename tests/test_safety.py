@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from agent_signals import user_paths
-from agent_signals.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.config import Settings
-from agent_signals.extract import KnownSignal, SourceMessage, UserBatch, build_calls
-from agent_signals.screen import screen, sensitive_kinds
-from agent_signals.validate import validate_answer
-from flows.extract import extract_signals
+from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.screen import screen, sensitive_kinds
+from agent_signals.core.validate import validate_answer
+from agent_signals.flows.extract import extract_signals
+from agent_signals.stages import user_signals as user_paths
 from tests.builders import T0, conversation, load_conversations
 
 HOSTILE = json.loads((Path(__file__).parent / "data" / "hostile_messages.json").read_text())["messages"]

@@ -9,9 +9,9 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.pipeline import Pending, shard_of, shards
-from agent_signals.runs import RunStats
-from flows.extract import extract_signals
+from agent_signals.flows.extract import extract_signals
+from agent_signals.stages.run import Pending, shard_of, shards
+from agent_signals.store.runs import RunStats
 from tests.test_crash import FINAL, USERS, reference_and_twin
 
 
@@ -76,8 +76,8 @@ def test_a_run_and_a_shard_travel_as_flow_run_parameters():
     from datetime import UTC, datetime
     from uuid import uuid4
 
-    from agent_signals.pipeline import RunSpec, Shard
-    from agent_signals.source import Window
+    from agent_signals.stages.run import RunSpec, Shard
+    from agent_signals.store.source import Window
 
     settings = Settings()
     window = Window(

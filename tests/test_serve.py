@@ -118,7 +118,7 @@ def test_a_server_that_does_not_come_up_in_time_is_one_error_line_and_leaves_not
 def test_a_configured_prefect_api_is_used_and_nothing_is_started():
     from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    from agent_signals.prefect_server import prefect_api
+    from agent_signals.adapters.prefect_server import prefect_api
 
     before = descendants(os.getpid())
     with temporary_settings({PREFECT_API_URL: "http://127.0.0.1:9/api"}), prefect_api() as (api_url, log):

@@ -14,15 +14,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_signals import user_paths
 from agent_signals.config import DEFAULT_KINDS
-from agent_signals.extract import SourceMessage
-from agent_signals.offline.rules import Message, extract
-from agent_signals.screen import screen
-from agent_signals.special import CATEGORIES, TABLE, redact_special, special_categories
-from agent_signals.text import normalize_content
-from agent_signals.validate import Cite, Proposal
-from flows.extract import extract_signals
+from agent_signals.core.batching import SourceMessage
+from agent_signals.core.screen import screen
+from agent_signals.core.special import CATEGORIES, TABLE, redact_special, special_categories
+from agent_signals.core.text import normalize_content
+from agent_signals.core.validate import Cite, Proposal
+from agent_signals.flows.extract import extract_signals
+from agent_signals.stages import user_signals as user_paths
+from agent_signals_offline.rules import Message, extract
 from tests.builders import conversation, load_conversations
 
 # (language, category) -> statements, first person and as a signal

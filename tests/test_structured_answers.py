@@ -10,12 +10,12 @@ import json
 
 import pytest
 
-from agent_signals import llm
-from agent_signals.answers import InvalidAnswer, parse_extract_actions, parse_summary_answer
+from agent_signals.adapters import llm
+from agent_signals.adapters.structured import LIMIT_KEYWORDS, answer_mode, slim_schema
 from agent_signals.config import Settings
-from agent_signals.retries import TRANSIENT_MODEL_FAULTS
-from agent_signals.structured import LIMIT_KEYWORDS, answer_mode, slim_schema
-from flows.extract import extract_signals
+from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_summary_answer
+from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
+from agent_signals.flows.extract import extract_signals
 from tests import http_model
 from tests.builders import conversation, load_conversations
 from tests.fakes import user_texts

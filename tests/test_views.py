@@ -1,4 +1,4 @@
-"""The read path (dbt project in dbt/, run through agent_signals.views): real PostgreSQL, real dbt."""
+"""The read path (dbt project in dbt/, run through agent_signals.adapters.dbt): real PostgreSQL, real dbt."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from agent_signals import views
+from agent_signals.adapters import dbt as views
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 

@@ -1,0 +1,364 @@
+"""The read path: builds the context views and the analyst models with dbt (the project in ``dbt/``).
+
+``refresh(settings, run_id)`` rebuilds only the users a run touched (``ops.touched_users``); without a
+run id, or with ``full=True``, it rebuilds every user. dbt runs in-process (``dbtRunner``); its target/ and
+logs/ live under ``settings.data_dir / "dbt"``, outside the repository.
+
+A run's refresh does not start dbt: dbt compiles the incremental context models and their data tests once
+(var ``run_id: session``, scoped to the setting ``agent_signals.refresh_users``), the compiled SQL is cached
+under the data folder by a hash of the dbt project, and each run executes it for its touched users in one
+transaction: delete their rows, insert them again, run the tests; a failing test rolls everything back.
+Its cost grows with the users touched, not with dbt's start-up (about a second) nor with all users.
+``refresh_users`` runs the same SQL for the users named (a user's own change, before the command returns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from uuid import UUID
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+
+from agent_signals.adapters.runtime import environment
+from agent_signals.config import Settings
+from agent_signals.errors import AgentSignalsError
+from agent_signals.store import db
+from agent_signals.store.sqlfiles import query
+
+ENV_PREFIX = "AGENT_SIGNALS_DBT_"
+# Tests of the analyst models scan whole tables: only full builds run them.
+FULL_BUILD_ONLY_TAG = "full_build_only"
+SESSION_SCOPE = "session"  # dbt var run_id that compiles the scope against agent_signals.refresh_users
+PLAN_FORMAT = 1  # bump when the cached plan's shape changes
+DEFAULT_PORT = "5432"
+
+# dbt keeps process-wide state (flags, adapters, the environment we set): one invocation at a time.
+_LOCK = threading.Lock()
+
+
+class ViewRefreshFailed(AgentSignalsError):
+    """dbt could not build or test the views; the previous views are still in place."""
+
+
+@dataclass(frozen=True)
+class RefreshResult:
+    seconds: float
+    models: int  # models built (ephemeral staging models are not counted: they are inlined)
+    tests: int  # data tests run (all passed)
+    full: bool  # every user was rebuilt
+
+
+def project_dir(settings: Settings) -> Path:
+    return settings.project_dir / "dbt"
+
+
+def dbt_dir(settings: Settings) -> Path:
+    """Where dbt writes its target/ and logs/ (under the git-ignored data folder)."""
+    return settings.data_dir / "dbt"
+
+
+def connection_env(url: str) -> dict[str, str]:
+    """The AGENT_SIGNALS_DBT_* variables dbt/profiles.yml reads, from a libpq URL or conninfo string."""
+    params = conninfo_to_dict(url)
+    host = params.get("host") or params.get("hostaddr") or "localhost"
+    user = params.get("user") or os.environ.get("PGUSER") or "postgres"
+    dbname = params.get("dbname") or user
+    env = {
+        f"{ENV_PREFIX}HOST": str(host).split(",")[0],
+        f"{ENV_PREFIX}PORT": str(params.get("port") or DEFAULT_PORT).split(",")[0],
+        f"{ENV_PREFIX}USER": str(user),
+        f"{ENV_PREFIX}PASSWORD": str(params.get("password") or ""),
+        f"{ENV_PREFIX}DBNAME": str(dbname),
+    }
+    if params.get("sslmode"):
+        env[f"{ENV_PREFIX}SSLMODE"] = str(params["sslmode"])
+    return env
+
+
+def _common_args(settings: Settings) -> list[str]:
+    project = project_dir(settings)
+    if not (project / "dbt_project.yml").is_file():
+        raise ViewRefreshFailed(
+            f"no dbt project at {project}",
+            hint="AGENT_SIGNALS_PROJECT_DIR must name the folder that holds sql/, prompts/ and dbt/",
+        )
+    out = dbt_dir(settings)
+    return [
+        "--project-dir", str(project),
+        "--profiles-dir", str(project),
+        "--target-path", str(out / "target"),
+        "--log-path", str(out / "logs"),
+    ]  # fmt: skip
+
+
+def _global_flags() -> list[str]:
+    return ["--no-send-anonymous-usage-stats", "--quiet", "--no-use-colors", "--no-version-check"]
+
+
+def _invoke(settings: Settings, args: list[str]):
+    """Run one dbt command in-process with the project database's connection settings."""
+    env = {
+        **connection_env(db.database_url(settings)),
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        "DO_NOT_TRACK": "1",
+    }
+    with warnings.catch_warnings():  # dbt 1.10 imports click APIs that click 8.2 deprecates
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from dbt.cli.main import dbtRunner  # imported late: dbt takes a second to import
+
+    with _LOCK, environment(env):
+        return dbtRunner().invoke(args)
+
+
+def _failures(result) -> list[str]:
+    """One line per node that errored, failed or was skipped for it, from a dbt run's results."""
+    lines: list[str] = []
+    for node_result in getattr(result.result, "results", None) or []:
+        status = str(getattr(node_result.status, "value", node_result.status)).lower()
+        if status in ("error", "fail", "runtime error"):
+            node = node_result.node
+            message = " ".join(str(node_result.message or "").split())[:300]
+            lines.append(f"{node.resource_type} {node.name}: {status}: {message}")
+    return lines
+
+
+def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = False) -> RefreshResult:
+    """Build the context views and the analyst models and test them.
+
+    With ``run_id`` (and not ``full``), only the users in ``ops.touched_users`` for that run are rebuilt and
+    tested, by the compiled SQL (see the module's doc); the first time, when the views do not exist yet,
+    by ``dbt build``. Without a run id every user is rebuilt with ``dbt build``; ``full`` also recreates the
+    tables from scratch (``--full-refresh``). Raises ViewRefreshFailed when a model or a test fails; readers
+    keep the previous rows.
+    """
+    if run_id is not None and not isinstance(run_id, UUID):
+        run_id = UUID(str(run_id))  # a malformed id raises ValueError here, never reaches the SQL
+    if run_id is not None and not full and _views_exist(settings):
+        return refresh_touched(settings, run_id)
+    args = ["build", *_global_flags(), *_common_args(settings)]
+    if full:
+        args.append("--full-refresh")
+    elif run_id is not None:
+        args += ["--vars", json.dumps({"run_id": str(run_id)})]
+        args += ["--exclude", f"tag:{FULL_BUILD_ONLY_TAG}"]
+    started = time.perf_counter()
+    result = _invoke(settings, args)
+    seconds = time.perf_counter() - started
+    failures = _failures(result)
+    if not result.success or failures:
+        if result.exception is not None and not failures:
+            failures = [f"{type(result.exception).__name__}: {' '.join(str(result.exception).split())[:500]}"]
+        raise _build_failed(
+            "dbt build of the context views failed: " + ("; ".join(failures) or "unknown error"), settings
+        )
+    models = tests = 0
+    for node_result in result.result.results:
+        resource_type = str(getattr(node_result.node.resource_type, "value", node_result.node.resource_type))
+        if resource_type == "model":
+            models += 1
+        elif resource_type == "test":
+            tests += 1
+    return RefreshResult(seconds=seconds, models=models, tests=tests, full=full or run_id is None)
+
+
+def _build_failed(message: str, settings: Settings) -> ViewRefreshFailed:
+    logs = dbt_dir(settings) / "logs" / "dbt.log"
+    return ViewRefreshFailed(
+        message,
+        hint=f"the previous views are still readable; see {logs}, fix the failing model, test or "
+        "connection, then rerun (`agent-signals views refresh` rebuilds every user)",
+    )
+
+
+def _views_exist(settings: Settings) -> bool:
+    with db.session(settings) as conn:
+        return bool(conn.execute(query(settings, "context_views_exist")).fetchone()[0])
+
+
+# --- the compiled refresh of a run's touched users ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompiledNode:
+    name: str
+    sql: str
+    relation: str | None = None  # models: the relation dbt builds ("db"."schema"."name")
+    severity: str = "error"  # tests: error (fails the refresh) or warn
+
+
+@dataclass(frozen=True)
+class RefreshPlan:
+    key: str
+    models: tuple[CompiledNode, ...]  # the incremental context models, in build order
+    tests: tuple[CompiledNode, ...]  # their data tests (full-build-only tests excluded)
+
+
+def plan_key(settings: Settings) -> str:
+    """Hash of what the compiled SQL depends on: the dbt project's files and dbt's version (the plan names
+    relations without their database, so one plan serves every database of a server)."""
+    from dbt.version import __version__ as dbt_version
+
+    digest = hashlib.sha256(f"{PLAN_FORMAT}:{dbt_version}".encode())
+    project = project_dir(settings)
+    for path in sorted(project.rglob("*")):
+        relative = path.relative_to(project)
+        if path.is_file() and relative.parts[0] not in ("target", "logs", "dbt_packages"):
+            digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def refresh_plan(settings: Settings) -> RefreshPlan:
+    """The compiled refresh SQL, from the cache or compiled now by dbt (a few seconds, once per project
+    version and database). The views must exist: dbt compiles incremental SQL only for existing tables."""
+    key = plan_key(settings)
+    cached = dbt_dir(settings) / "refresh-plans" / f"{key}.json"
+    if cached.is_file():
+        data = json.loads(cached.read_text())
+        return RefreshPlan(
+            key,
+            tuple(CompiledNode(**n) for n in data["models"]),
+            tuple(CompiledNode(**n) for n in data["tests"]),
+        )
+    plan = _compile_plan(settings, key)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(
+        json.dumps({"models": [n.__dict__ for n in plan.models], "tests": [n.__dict__ for n in plan.tests]})
+    )
+    partial.replace(cached)  # atomic: another process compiling the same plan writes the same file
+    return plan
+
+
+def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
+    target = dbt_dir(settings) / f"compile-{key}"
+    args = ["compile", *_global_flags(), *_common_args(settings), "--target-path", str(target)]
+    args += ["--select", "context", "--exclude", f"tag:{FULL_BUILD_ONLY_TAG}"]
+    args += ["--vars", json.dumps({"run_id": SESSION_SCOPE})]
+    result = _invoke(settings, args)
+    if not result.success:
+        detail = " ".join(str(result.exception or "; ".join(_failures(result)) or "see the dbt log").split())
+        raise _build_failed(f"dbt compile of the context views failed: {detail[:500]}", settings)
+    database = (
+        '"' + connection_env(db.database_url(settings))[ENV_PREFIX + "DBNAME"].replace('"', '""') + '".'
+    )
+
+    def local(text: str) -> str:  # "db"."schema"."name" -> "schema"."name": the plan fits any database
+        return text.replace(database, "")
+
+    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    models = {
+        node_id: node
+        for node_id, node in nodes.items()
+        if node["resource_type"] == "model" and node["config"].get("materialized") == "incremental"
+        and node.get("compiled_code")
+    }  # fmt: skip
+    order: list[str] = []
+
+    def visit(node_id: str) -> None:
+        if node_id in models and node_id not in order:
+            for parent in models[node_id]["depends_on"]["nodes"]:
+                visit(parent)
+            order.append(node_id)
+
+    for node_id in sorted(models):
+        visit(node_id)
+    for node_id in order:
+        if "agent_signals.refresh_users" not in models[node_id]["compiled_code"]:
+            raise _build_failed(
+                f"{node_id} did not compile as an incremental refresh of touched users", settings
+            )
+    tests = [
+        CompiledNode(node["name"], local(node["compiled_code"]), severity=str(node["config"].get("severity", "error")).lower())
+        for node_id, node in sorted(nodes.items())
+        if node["resource_type"] == "test" and node.get("compiled_code")
+        and any(parent in models for parent in node["depends_on"]["nodes"])
+    ]  # fmt: skip
+    return RefreshPlan(
+        key,
+        tuple(
+            CompiledNode(
+                models[n]["name"], local(models[n]["compiled_code"]), local(models[n]["relation_name"])
+            )
+            for n in order
+        ),
+        tuple(tests),
+    )
+
+
+def refresh_touched(settings: Settings, run_id: UUID) -> RefreshResult:
+    """Rebuild and test the touched users of one run with the compiled plan, in one transaction."""
+    return _refresh_scope(settings, {"run_id": str(run_id), "user_ids": None})
+
+
+def refresh_users(settings: Settings, user_ids: list[str]) -> RefreshResult | None:
+    """Rebuild and test these users' rows of the context views now (the compiled plan, one transaction),
+    without a run: what a user's own change calls before it returns. None when the views do not exist yet
+    (the first run builds them)."""
+    if not _views_exist(settings):
+        return None
+    return _refresh_scope(settings, {"run_id": None, "user_ids": list(user_ids)})
+
+
+def _refresh_scope(settings: Settings, scope: dict) -> RefreshResult:
+    plan = refresh_plan(settings)
+    started = time.perf_counter()
+    with db.session(settings) as conn:
+        try:
+            with conn.transaction():
+                _execute_plan(conn, settings, plan, scope)
+        except psycopg.Error as exc:
+            raise _build_failed(
+                f"refresh of the context views failed: {' '.join(str(exc).split())[:500]}", settings
+            ) from exc
+    return RefreshResult(time.perf_counter() - started, len(plan.models), len(plan.tests), full=False)
+
+
+def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPlan, scope: dict) -> None:
+    conn.execute(query(settings, "refresh_scope_run"), scope)
+    for model in plan.models:
+        relation = sql.SQL(model.relation or "")
+        columns = [
+            row[0] for row in conn.execute(query(settings, "relation_columns"), {"relation": model.relation})
+        ]
+        column_list = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
+        conn.execute(query(settings, "refresh_lock_model"), {"relation": model.relation})
+        conn.execute(sql.SQL(query(settings, "refresh_delete_touched")).format(relation=relation))
+        try:
+            conn.execute(
+                sql.SQL(query(settings, "refresh_insert_model")).format(
+                    relation=relation, columns=column_list, model=sql.SQL(model.sql)
+                )
+            )
+        except psycopg.Error as exc:
+            raise _build_failed(f"model {model.name}: {' '.join(str(exc).split())[:500]}", settings) from exc
+    failed = []
+    for test in plan.tests:
+        count = conn.execute(
+            sql.SQL(query(settings, "refresh_count_failures")).format(test=sql.SQL(test.sql))
+        ).fetchone()[0]
+        if count and test.severity == "error":
+            failed.append(f"test {test.name}: {count} failing rows")
+    if failed:
+        raise _build_failed("tests of the context views failed: " + "; ".join(failed), settings)
+
+
+def docs(settings: Settings) -> Path:
+    """Generate the dbt documentation site (catalog included); returns the folder holding index.html."""
+    args = ["docs", "generate", *_global_flags(), *_common_args(settings)]
+    result = _invoke(settings, args)
+    if not result.success:
+        detail = " ".join(str(result.exception or "see the dbt log").split())[:500]
+        raise ViewRefreshFailed(
+            f"dbt docs generate failed: {detail}",
+            hint=f"see {dbt_dir(settings) / 'logs' / 'dbt.log'}",
+        )
+    return dbt_dir(settings) / "target"

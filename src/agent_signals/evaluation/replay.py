@@ -1,0 +1,137 @@
+"""`agent-signals replay`: a candidate prompt over historical messages, compared with the signals stored now,
+without writing anything.
+
+A replay is a dry run of the run's own stages over the window (pipeline.process_shard: load -> extract ->
+validate -> screen -> quality gate -> embed -> apply, with reconciliation when a write crosses the core cap),
+with two differences (pipeline.Rehearsal). The model is shown the user's own signals, never the inferred
+ones, so it states what it would have learned. And each user's apply happens in a transaction that is
+always rolled back, in which the user's active inferred signals citing a message of the window are first set
+aside, so that the candidate's proposals are applied as if the window had never been extracted: under every
+rule of a run (tombstones, the user's own signals, the cap). What apply wrote there is then paired with the
+signals set aside: the same text, or a shared evidence message and similar text (evaluate.match's rule).
+Paired with another text: would change; same text, other tier: would re-tier; unpaired written signal:
+would add; unpaired stored signal: would drop. Being a dry run, it records no ledger row and no failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from uuid import uuid4
+
+import psycopg
+
+from agent_signals.config import Settings
+from agent_signals.core.batching import UserBatch, prompt_version
+from agent_signals.core.text import normalize_content as normalize
+from agent_signals.evaluation import evaluate
+from agent_signals.evaluation.evaluate import StoredSignal
+from agent_signals.stages import run as pipeline
+from agent_signals.store.source import Window
+from agent_signals.store.sqlfiles import query
+
+
+@dataclass
+class Diff:
+    add: list[StoredSignal] = field(default_factory=list)
+    drop: list[StoredSignal] = field(default_factory=list)
+    change: list[tuple[StoredSignal, StoredSignal]] = field(default_factory=list)  # (stored, written)
+    retier: list[tuple[StoredSignal, StoredSignal]] = field(default_factory=list)
+    unchanged: int = 0
+
+    def sort(self) -> None:
+        """Users are applied concurrently: list the differences by user and text."""
+        key = lambda s: (s.user_id, s.content)  # noqa: E731
+        self.add.sort(key=key)
+        self.drop.sort(key=key)
+        self.change.sort(key=lambda pair: key(pair[0]))
+        self.retier.sort(key=lambda pair: key(pair[0]))
+
+
+def compare(written: list[StoredSignal], stored: list[StoredSignal], into: Diff) -> None:
+    """Pair one user's written signals with their stored ones (same text first, then evidence + text)."""
+    left = list(stored)
+    rest: list[StoredSignal] = []
+    for w in written:
+        same = next((s for s in left if normalize(s.content) == normalize(w.content)), None)
+        if same is None:
+            rest.append(w)
+            continue
+        left.remove(same)
+        if same.tier == w.tier:
+            into.unchanged += 1
+        else:
+            into.retier.append((same, w))
+    for w in rest:
+        as_fact = [
+            evaluate.GoldFact(s.signal_id, s.user_id, s.content, True, s.evidence) for s in left
+        ]  # a stored signal stands in for a gold fact: same rule as the evaluation's matcher
+        found = evaluate.match(w, as_fact)
+        if found is None:
+            into.add.append(w)
+            continue
+        paired = next(s for s in left if s.signal_id == found.fact_id)
+        left.remove(paired)
+        into.change.append((paired, w))
+    into.drop.extend(left)
+
+
+@dataclass
+class Comparison:
+    """The pipeline.Rehearsal of a replay: shows the model the user's own signals only, sets the window's
+    stored signals aside before apply, and compares them with what apply wrote."""
+
+    settings: Settings
+    window: Window
+    spec: pipeline.RunSpec
+    diff: Diff = field(default_factory=Diff)
+    stored: dict[str, list[StoredSignal]] = field(default_factory=dict)
+
+    def shown(self, batch: UserBatch) -> UserBatch:
+        return replace(batch, known=[k for k in batch.known if k.origin == "manual"])
+
+    async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
+        run = {
+            "run_id": self.spec.run_id,
+            "model": self.settings.model,
+            "prompt_version": self.spec.prompt_version,
+        }
+        await conn.execute(query(self.settings, "rehearsal_run"), run)
+        self.stored[user_id] = await self._signals(conn, user_id, set_aside=True)
+
+    async def after_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
+        compare(await self._signals(conn, user_id, set_aside=False), self.stored.pop(user_id), self.diff)
+
+    async def _signals(
+        self, conn: psycopg.AsyncConnection, user_id: str, *, set_aside: bool
+    ) -> list[StoredSignal]:
+        params = {**self.window.params, "user_id": user_id, "set_aside": set_aside}
+        cur = await conn.execute(query(self.settings, "replay_stored_signals"), params)
+        return [
+            StoredSignal(sid, user, content, kind, tier, frozenset(zip(conversations, messages, strict=True)))
+            for sid, user, content, kind, tier, conversations, messages in await cur.fetchall()
+        ]
+
+
+async def replay(settings: Settings, window: Window) -> tuple[Diff, dict]:
+    """Replay `settings.prompt_version` over the window and compare; returns the diff and the figures of the
+    model calls (calls, tokens, cost) and of what apply did (actions, e.g. skipped_tombstone)."""
+    spec = pipeline.RunSpec(settings, uuid4(), "replay", window, prompt_version(settings), True, (0, 0.0))
+    comparison = Comparison(settings, window, spec)
+    async with pipeline.join_run(spec) as ctx:
+        ctx.rehearsal = comparison
+        for shard in pipeline.shards(await pipeline.scan(ctx), settings):
+            await pipeline.process_shard(ctx, list(shard.user_ids))
+    comparison.diff.sort()
+    s = ctx.stats
+    usage = {
+        "prompt_version": spec.prompt_version,
+        "users": s.users,
+        "messages": s.messages,
+        "llm_calls": s.llm_calls,
+        "prompt_tokens": s.prompt_tokens,
+        "completion_tokens": s.completion_tokens,
+        "cost_usd": round(s.cost_usd, 6),
+        "failures": s.failures,
+        "actions": dict(sorted(s.actions.items())),
+    }
+    return comparison.diff, usage

@@ -1,0 +1,19 @@
+"""Publishes a run's report as a Prefect markdown artifact (visible in the UI beside the flow run)."""
+
+from __future__ import annotations
+
+from prefect.artifacts import acreate_markdown_artifact
+
+from agent_signals.stages import run as pipeline
+from agent_signals.store import db, report
+
+
+async def publish_report(run: pipeline.RunContext) -> None:
+    summary = run.summary()
+    if run.dry_run:
+        markdown = report.run_markdown(None, run.settings, summary)
+    else:
+        with db.session(run.settings) as conn:
+            markdown = report.run_markdown(conn, run.settings, summary)
+    name = f"{run.kind} dry run" if run.dry_run else f"{run.kind} run {run.run_id}"
+    await acreate_markdown_artifact(key=f"{run.kind}-run-report", markdown=markdown, description=name)

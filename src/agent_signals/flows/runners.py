@@ -1,0 +1,64 @@
+"""The task runner the flows' shards run on: Prefect's default (shards awaited one after the other in the
+flow's process, each with bounded async concurrency) or Dask (AGENT_SIGNALS_RUNNER=dask: a scheduler at
+AGENT_SIGNALS_DASK_ADDRESS, or a local cluster of AGENT_SIGNALS_DASK_WORKERS processes)."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+from prefect.task_runners import TaskRunner
+
+from agent_signals.config import Settings
+
+
+def task_runner(settings: Settings) -> TaskRunner | None:
+    if settings.runner != "dask":
+        return None  # Prefect's default
+    from prefect_dask import DaskTaskRunner
+
+    if settings.dask_address:
+        return DaskTaskRunner(address=settings.dask_address)
+    return DaskTaskRunner(
+        cluster_kwargs={
+            "n_workers": settings.dask_workers,
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+        }
+    )
+
+
+async def run_shard_deployments(run, shards: list) -> None:
+    """AGENT_SIGNALS_RUNNER=deployments: each shard becomes a flow run of the shard deployment
+    (AGENT_SIGNALS_SHARD_DEPLOYMENT, src/agent_signals/flows/shard.py), taken by whichever worker of the pool is free; the
+    run waits for them all, then adds the figures they left in ops.run_shards to its own. A shard flow
+    run that failed leaves its users pending for the next run (and a warning here)."""
+    from prefect.deployments import run_deployment
+    from prefect.flow_runs import wait_for_flow_run
+
+    from agent_signals.stages import run as pipeline
+
+    settings = run.settings
+    spec = run.spec().to_params()
+    batch = uuid4()  # this hand-out: a backfill hands out shards once per slice
+    submitted = [
+        await run_deployment(
+            settings.shard_deployment,
+            parameters={"run": spec, "batch": str(batch), "shard": shard.to_params()},
+            timeout=0,  # submit only: the workers take them
+            idempotency_key=f"{batch}:{shard.number}:{shard.part}",
+        )
+        for shard in shards
+    ]
+    for flow_run, shard in zip(submitted, shards, strict=True):
+        final = await wait_for_flow_run(
+            flow_run.id, timeout=int(settings.shard_run_timeout_s), log_states=False
+        )
+        if not final.state or not final.state.is_completed():
+            state = final.state.name if final.state else "unknown"
+            run.stats.warnings.append(
+                f"shard {shard.number}/{shard.part} flow run {flow_run.id} ended {state}"
+            )
+            run.stats.failures += 1
+    for stats in await pipeline.shard_run_stats(run, batch):
+        await pipeline.merge(run, stats)

@@ -1,0 +1,22 @@
+"""One shard of a run as its own flow run (AGENT_SIGNALS_RUNNER=deployments): the deployment `shard` in
+deploy/prefect.yaml, run by any worker of the pool. It joins the run, processes its users, and leaves its
+figures in ops.run_shards for the run that handed it out."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from prefect import flow
+from prefect.runtime import flow_run
+
+from agent_signals.config import Settings
+from agent_signals.stages import run as pipeline
+
+
+@flow(name="process-shard")
+async def process_shard_run(run: dict, batch: str, shard: dict) -> dict:
+    spec = pipeline.RunSpec.from_params(run, Settings())
+    part = pipeline.Shard.from_params(shard)
+    stats = await pipeline.run_shard(spec, part)
+    await pipeline.record_shard_run(spec, UUID(batch), part, stats, flow_run.get_id())
+    return stats.aggregates()

@@ -1,0 +1,44 @@
+"""A run with nothing to do costs a scan: when sql/queries/pending_work.sql finds no work of any kind, the
+run is recorded in ops.runs (succeeded, zero figures) through the ledger's own functions, without starting
+Prefect or importing litellm. Otherwise the caller runs the full flow."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from uuid import uuid4
+
+from agent_signals.adapters.structured import answer_mode
+from agent_signals.config import Settings
+from agent_signals.core.batching import prompt_version
+from agent_signals.store import db, runs
+from agent_signals.store.migrate import check_current
+from agent_signals.store.sqlfiles import query
+
+
+def pending_work(settings: Settings, until: datetime) -> list[str]:
+    """The kinds of work a run would have to do now (empty: none)."""
+    params = {**settings.decay_params(until), "summaries": settings.summaries}
+    with db.session(settings) as conn:
+        check_current(conn, settings)
+        return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
+
+
+def record_if_idle(settings: Settings, kind: str) -> dict | None:
+    """Record a run with nothing to do and return its summary; None when there is work (run the flow)."""
+    until = datetime.now(UTC)
+    if pending_work(settings, until):
+        return None
+    return asyncio.run(_record(settings, kind, until))
+
+
+async def _record(settings: Settings, kind: str, until: datetime) -> dict:
+    run_id, stats = uuid4(), runs.RunStats()
+    async with await db.aconnect(db.database_url(settings), autocommit=True) as ledger:
+        await runs.abandon_dead_runs(ledger, settings)
+        await runs.start_run(
+            ledger, settings, run_id=run_id, kind=kind, window_start=None, window_end=until,
+            prompt_version=prompt_version(settings), flow_run_id=None,
+        )  # fmt: skip
+        await runs.update_run(ledger, settings, run_id, stats, "succeeded")
+    return stats.summary(run_id, kind, "succeeded", answer_mode=answer_mode(settings))

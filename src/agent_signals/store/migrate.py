@@ -1,0 +1,139 @@
+"""Ordered migrations from sql/migrations (mNNN_name.sql), each applied in its own transaction and recorded."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from agent_signals.config import Settings
+from agent_signals.errors import SchemaError
+from agent_signals.store.sqlfiles import query
+
+MIGRATION_FILE = re.compile(r"^(m\d{3})_([a-z0-9_]+)\.sql$")
+LOCK_KEY = 0x5167_6E61  # one migrator at a time, whatever the number of processes
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: str
+    name: str
+    path: Path
+
+    @property
+    def sql(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def available(settings: Settings) -> list[Migration]:
+    found = []
+    for path in sorted((settings.sql_dir / "migrations").glob("*.sql")):
+        match = MIGRATION_FILE.match(path.name)
+        if not match:
+            raise SchemaError(f"{path} is not named mNNN_name.sql", hint="rename the file")
+        found.append(Migration(match[1], match[2], path))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise SchemaError(f"two migration files share a version in {settings.sql_dir / 'migrations'}")
+    return found
+
+
+def applied(conn: psycopg.Connection) -> dict[str, str]:
+    """version -> checksum of the migrations recorded in the database (empty for a fresh database)."""
+    exists = conn.execute("select to_regclass('ops.schema_migrations') is not null").fetchone()[0]
+    if not exists:
+        return {}
+    return dict(conn.execute("select version, checksum from ops.schema_migrations").fetchall())
+
+
+def check_vector(conn: psycopg.Connection) -> None:
+    row = conn.execute("select 1 from pg_available_extensions where name = 'vector'").fetchone()
+    if not row:
+        raise SchemaError(
+            "the pgvector extension is not available on this PostgreSQL server",
+            hint="install pgvector on the server (e.g. the pgvector/pgvector image), or unset DATABASE_URL "
+            "to use the embedded PostgreSQL, which has it",
+        )
+
+
+def _check_history(known: dict[str, Migration], done: dict[str, str]) -> None:
+    newer = sorted(set(done) - set(known))
+    if newer:
+        raise SchemaError(
+            f"the database schema has migrations this code does not know: {', '.join(newer)}",
+            hint="the database was migrated by a newer agent-signals; upgrade this installation",
+        )
+    for version, checksum in done.items():
+        if known[version].checksum != checksum:
+            raise SchemaError(
+                f"migration {version} was changed after it was applied",
+                hint="never edit an applied migration; add a new mNNN file instead",
+            )
+
+
+def check_current(conn: psycopg.Connection, settings: Settings) -> None:
+    """Refuse to run against a schema that is missing, behind, ahead of, or different from this code."""
+    known = {m.version: m for m in available(settings)}
+    done = applied(conn)
+    _check_history(known, done)
+    missing = sorted(set(known) - set(done))
+    if missing:
+        raise SchemaError(
+            f"the database schema is not up to date (pending: {', '.join(missing)})",
+            hint="run `agent-signals db migrate`",
+        )
+    check_embedding_dimension(conn, settings)
+
+
+def check_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
+    declared, embedded = conn.execute(query(settings, "embedding_column")).fetchone()
+    wanted = f"vector({settings.embedding_dim})"
+    if declared == "vector":
+        raise SchemaError("the embedding column has no dimension yet", hint="run `agent-signals db migrate`")
+    if declared != wanted:
+        raise SchemaError(
+            f"signals.signals.embedding is {declared} but AGENT_SIGNALS_EMBEDDING_DIM is {settings.embedding_dim}",
+            hint=f"set AGENT_SIGNALS_EMBEDDING_DIM to the stored dimension ({embedded} signal(s) are embedded), "
+            "or use an embedding model of the stored dimension",
+        )
+
+
+def set_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
+    """Give the embedding column the configured dimension, once, while nothing is embedded yet."""
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        declared, embedded = conn.execute(query(settings, "embedding_column")).fetchone()
+        if declared == "vector" or (embedded == 0 and declared != f"vector({settings.embedding_dim})"):
+            conn.execute(query(settings, "set_embedding_dimension").format(dim=int(settings.embedding_dim)))
+
+
+def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
+    """Apply every pending migration; returns the versions applied now. Idempotent."""
+    check_vector(conn)
+    known = {m.version: m for m in available(settings)}
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        conn.execute(query(settings, "bootstrap_migrations"))
+    now_applied = []
+    for migration in known.values():
+        with conn.transaction():
+            conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
+            done = applied(conn)  # read under the lock: another process may have migrated meanwhile
+            _check_history(known, done)
+            if migration.version in done:
+                continue
+            conn.execute(migration.sql)
+            conn.execute(
+                query(settings, "record_migration"),
+                {"version": migration.version, "name": migration.name, "checksum": migration.checksum},
+            )
+        now_applied.append(migration.version)
+    set_embedding_dimension(conn, settings)
+    return now_applied
