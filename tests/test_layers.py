@@ -1,0 +1,141 @@
+"""The import structure (docs/architecture.md): every import of the project, at module level or inside a
+function, goes down the layers, never up or sideways, and no modules import each other in a cycle."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = "agent_signals"
+OFFLINE = "agent_signals_offline"
+# lower first; a module may import its own layer and the ones below it
+LAYERS = ("base", "core", "store", "adapters", "stages", "flows", "evaluation", "cli")
+BASE = {f"{PACKAGE}", f"{PACKAGE}.config", f"{PACKAGE}.errors", f"{PACKAGE}.limits"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(SRC.rglob("*.py"))}
+
+
+def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
+    """The project's modules `path` imports anywhere in its body (a `from package import module` counts
+    as the module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def layer(name: str) -> str:
+    if name.startswith(OFFLINE):
+        return "offline"
+    if name in BASE:
+        return "base"
+    if name == f"{PACKAGE}.__main__":
+        return "cli"
+    return name.split(".")[1]
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    return {name: imports_of(path, name, known) for name, path in found.items()}
+
+
+def test_every_module_sits_in_a_layer():
+    strays = [name for name in modules() if layer(name) not in (*LAYERS, "offline")]
+    assert not strays, f"modules outside the layers {LAYERS}: {strays}"
+
+
+def test_imports_go_down_the_layers():
+    wrong = []
+    for name, targets in graph().items():
+        own = layer(name)
+        for target in targets:
+            theirs = layer(target)
+            if own == "offline":
+                allowed = theirs in ("offline", "base", "core")
+            elif theirs == "offline":
+                allowed = False  # registered by adapters/llm.py through importlib, only when a model names it
+            else:
+                allowed = LAYERS.index(theirs) <= LAYERS.index(own)
+            if not allowed:
+                wrong.append(f"{name} ({own}) imports {target} ({theirs})")
+    assert not wrong, "imports against the layers:\n" + "\n".join(sorted(wrong))
+
+
+def test_only_the_entry_points_import_the_flows():
+    wrong = [
+        f"{name} imports {target}"
+        for name, targets in graph().items()
+        for target in targets
+        if layer(target) == "flows" and layer(name) not in ("flows", "evaluation", "cli")
+    ]
+    assert not wrong, wrong
+
+
+def test_no_import_cycles():
+    edges = graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in edges[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in edges:
+        if node not in index:
+            visit(node)
+    assert not cycles, f"modules importing each other: {cycles}"
+
+
+def test_the_check_sees_a_wrong_import(tmp_path):
+    """The checker itself: an upward import in a module is found."""
+    module = tmp_path / "probe.py"
+    module.write_text("from agent_signals.stages import run\n\ndef f():\n    from agent_signals.cli import main\n")
+    found = imports_of(module, "agent_signals.core.probe", set(modules()))
+    assert {"agent_signals.stages.run", "agent_signals.cli"} <= found
