@@ -44,11 +44,43 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     together instead of one finishing a long test alone. The live tests (a real local model) are skipped
     unless --live is given: `make test` and CI never start llama.cpp."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    _check_kinds(items)
     if not config.getoption("--live"):
         skip = pytest.mark.skip(reason="a real local model: run with --live (`make test-live`)")
         for item in items:
             if item.get_closest_marker("live"):
                 item.add_marker(skip)
+
+
+# what a test needs, one of which every test carries; `-m unit` runs the pure ones alone (under a minute)
+KINDS = ("unit", "db", "flow", "live", "bench")
+# the fixtures that start a server: a test marked unit may not use them
+SERVERS = {
+    "server_url",
+    "template_db",
+    "new_database",
+    "unmigrated_database",
+    "database_url",
+    "conn",
+    "settings",
+    "prefect_harness",
+    "prefect_api",
+}
+
+
+def _check_kinds(items: list[pytest.Item]) -> None:
+    """Every test says what it needs (KINDS), and a unit test starts no server: a missing or wrong marker
+    fails the collection, so `-m unit` stays fast and `-m "not db"` never reaches PostgreSQL."""
+    wrong = []
+    for item in items:
+        kinds = {kind for kind in KINDS if item.get_closest_marker(kind)}
+        uses = SERVERS & set(getattr(item, "fixturenames", ()))
+        if not kinds:
+            wrong.append(f"{item.nodeid}: no marker of {KINDS}")
+        elif "unit" in kinds and uses:
+            wrong.append(f"{item.nodeid}: marked unit but uses {sorted(uses)}")
+    if wrong:
+        raise pytest.UsageError("tests without the right kind marker:\n" + "\n".join(wrong))
 
 
 @pytest.fixture(scope="session")

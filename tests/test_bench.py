@@ -27,6 +27,8 @@ def scratch_databases(server_url: str) -> set[str]:
     return {name for (name,) in rows}
 
 
+@pytest.mark.bench
+@pytest.mark.db
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_api")  # the bench's child processes report to the harness's Prefect server
 def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:

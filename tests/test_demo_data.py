@@ -2,8 +2,12 @@
 
 from collections import Counter
 
+import pytest
+
 from agent_signals.store import demo_data
 from agent_signals.store.load import ConversationsFile
+
+pytestmark = pytest.mark.unit
 
 
 def _records(users: int, **kwargs) -> list[dict]:

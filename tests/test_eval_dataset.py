@@ -14,6 +14,8 @@ from agent_signals.config import DEFAULT_KINDS
 from agent_signals.evaluation.evaluate import read_dataset
 from agent_signals.store.load import parse
 
+pytestmark = pytest.mark.unit
+
 DATASET = Path(__file__).resolve().parents[1] / "eval" / "workplace-signals.json"
 NEGATIVE_KINDS = {"task_context", "org_fact", "other_people", "hypothetical", "sarcasm", "quoted", "pasted"}
 POSITIVE_KINDS = set(DEFAULT_KINDS)  # the set covers every kind a signal can have

@@ -46,6 +46,7 @@ def failure(settings: Settings) -> llm.ModelUnavailable:
 # Transport faults
 
 
+@pytest.mark.unit
 def test_a_429_is_retried_no_sooner_than_its_retry_after_asks():
     with http_model.serve(
         http_model.in_turn(http_model.rate_limited("1"), http_model.chat(ANSWER))
@@ -56,6 +57,7 @@ def test_a_429_is_retried_no_sooner_than_its_retry_after_asks():
     assert second.at - first.at >= 1.0  # the backoff is 0: only Retry-After made the client wait
 
 
+@pytest.mark.unit
 def test_retry_after_is_read_in_seconds_or_as_a_date_and_capped():
     in_an_hour = format_datetime(datetime.now(UTC) + timedelta(hours=1), usegmt=True)
     asked = {}
@@ -70,12 +72,14 @@ def test_retry_after_is_read_in_seconds_or_as_a_date_and_capped():
     assert 3500 < seconds <= 3600 and delay == 120  # capped at AGENT_SIGNALS_RETRY_AFTER_MAX_S
 
 
+@pytest.mark.unit
 def test_a_server_error_is_retried_then_the_model_is_unavailable():
     with http_model.serve(lambda _p, _b: http_model.SERVER_ERROR) as server:
         exc = failure(settings_for(server, max_retries=2))
     assert (exc.kind, exc.attempts, len(server.requests)) == ("server_error", 3, 3)
 
 
+@pytest.mark.unit
 def test_a_server_slower_than_the_timeout_is_retried_then_the_model_is_unavailable():
     with http_model.serve(lambda _p, _b: http_model.slow(30)) as server:
         exc = failure(settings_for(server, max_retries=1, timeout_s=0.3))
@@ -90,6 +94,7 @@ def answer_both(path: str, body: dict) -> tuple[int, dict]:
     return http_model.embeddings(body) if path.endswith("/embeddings") else http_model.chat(ANSWER)
 
 
+@pytest.mark.unit
 def test_the_api_base_key_and_extra_headers_reach_the_server_on_every_call():
     with http_model.serve(answer_both) as server:
         settings = settings_for(
@@ -106,6 +111,7 @@ def test_the_api_base_key_and_extra_headers_reach_the_server_on_every_call():
         assert (request.headers["x-team"], request.headers["openai-organization"]) == ("signals", "org-1")
 
 
+@pytest.mark.unit
 def test_the_api_key_setting_stands_for_the_providers_variable_and_is_never_shown():
     llm.check_environment(Settings(model="openai/gpt-4o-mini", api_key="sk-secret-1"))
     with pytest.raises(llm.ModelMisconfigured, match="OPENAI_API_KEY"):
@@ -124,6 +130,7 @@ def test_the_api_key_setting_stands_for_the_providers_variable_and_is_never_show
         ('{"X-Team": "a\\r\\nX-Other: b"}', "must be a string on one line"),
     ],
 )
+@pytest.mark.unit
 def test_extra_headers_that_are_not_a_json_object_of_headers_are_refused_by_name(monkeypatch, value, says):
     with pytest.raises(ValidationError, match=says):
         Settings(extra_headers=value)
@@ -134,6 +141,7 @@ def test_extra_headers_that_are_not_a_json_object_of_headers_are_refused_by_name
     assert caught.value.hint == "fix or unset AGENT_SIGNALS_EXTRA_HEADERS"
 
 
+@pytest.mark.unit
 def test_unset_provider_settings_send_nothing_of_their_own():
     assert llm.provider_kwargs(Settings()) == {}
     assert Settings(extra_headers="").extra_headers is None
@@ -143,6 +151,7 @@ def test_unset_provider_settings_send_nothing_of_their_own():
 # Prompt caching
 
 
+@pytest.mark.unit
 def test_an_anthropic_model_gets_a_cache_hint_on_the_system_prompt_and_an_openai_model_does_not():
     hinted = llm.with_cache_hints(PROMPT, "anthropic/claude-sonnet-4-20250514")
     assert hinted[0] == {
@@ -154,6 +163,7 @@ def test_an_anthropic_model_gets_a_cache_hint_on_the_system_prompt_and_an_openai
     assert llm.with_cache_hints(PROMPT, "offline/rules") == PROMPT
 
 
+@pytest.mark.unit
 def test_the_cache_hint_reaches_anthropics_api_through_litellm():
     with http_model.serve(lambda _p, _b: http_model.UNAUTHORIZED) as server:
         settings = settings_for(server, model="anthropic/claude-sonnet-4-20250514", api_base=server.url[:-3])
@@ -165,6 +175,7 @@ def test_the_cache_hint_reaches_anthropics_api_through_litellm():
     assert system == [{"type": "text", "text": "Fixed instructions.", "cache_control": {"type": "ephemeral"}}]
 
 
+@pytest.mark.unit
 def test_cached_prompt_tokens_the_provider_reports_are_counted():
     with http_model.serve(
         lambda _p, _b: http_model.chat(ANSWER, prompt_tokens=1200, cached_tokens=1024)
@@ -175,6 +186,7 @@ def test_cached_prompt_tokens_the_provider_reports_are_counted():
         assert complete(settings_for(server)).cached_prompt_tokens == 0
 
 
+@pytest.mark.unit
 def test_an_openai_model_gets_the_prompt_as_rendered():
     with http_model.serve(answer_both) as server:
         complete(settings_for(server))

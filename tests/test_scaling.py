@@ -15,6 +15,7 @@ from agent_signals.store.runs import RunStats
 from tests.test_crash import FINAL, USERS, reference_and_twin
 
 
+@pytest.mark.unit
 def test_shard_of_is_a_stable_hash():
     # md5-based: the same on every machine and process, unlike Python's salted hash()
     assert [shard_of(u, 16) for u in ("u000001", "alice", "bob@example.com")] == [
@@ -25,6 +26,7 @@ def test_shard_of_is_a_stable_hash():
     assert spread == set(range(16))
 
 
+@pytest.mark.unit
 def test_shards_cover_every_pending_user_once_in_parts_of_at_most_shard_size():
     settings = Settings(shards=4, shard_size=3)
     pending = [Pending(f"u{i:03d}", 2) for i in range(40)]
@@ -36,6 +38,7 @@ def test_shards_cover_every_pending_user_once_in_parts_of_at_most_shard_size():
     assert cut == list(shards(list(reversed(pending)), settings))  # the order of the scan does not matter
 
 
+@pytest.mark.unit
 def test_run_stats_merge_adds_every_figure():
     a, b = RunStats(users=2, llm_calls=2, cost_usd=0.5), RunStats(users=3, llm_calls=1, failures=1)
     a.actions["created"], b.actions["created"] = 2, 5
@@ -71,6 +74,7 @@ def test_a_run_on_a_local_dask_cluster_equals_a_run_in_one_process(new_database,
     assert ledger == [(USERS, USERS, "succeeded")]  # the shards' figures, merged into the run's row
 
 
+@pytest.mark.unit
 def test_a_run_and_a_shard_travel_as_flow_run_parameters():
     import json
     from datetime import UTC, datetime
