@@ -1,7 +1,7 @@
 """The documentation is true to the code: README.md and docs/*.md link only to files and headings that exist,
-show only real commands of the CLI, name only real settings and existing files and tests; every command is
-in the command reference (docs/operations.md) with its help text, and docs/configuration.md's table is
-Settings' fields, in order, with their defaults."""
+show only real commands of the CLI and targets of the Makefile, name only real settings and existing files
+and tests; every command is in the command reference (docs/operations.md) with its help text, and
+docs/configuration.md's table is Settings' fields, in order, with their defaults."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 COMMAND = re.compile(r"(?<![\w-])agent-signals((?:[ \t]+[a-z][a-z0-9-]*)*)(?![\w-])")
+MAKE = re.compile(r"(?<![\w-])make[ \t]+([a-z][a-z-]*)")
 VARIABLE = re.compile(r"(?<![A-Z0-9_])AGENT_SIGNALS_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_])")
 REPO_DIRS = ("src/", "tests/", "bench/", "sql/", "prompts/", "dbt/", "deploy/", "eval/")
 PLACEHOLDER = re.compile(r"<|\bvN\b")  # prompts/extract/<version>.*, vN.system.j2
@@ -133,6 +134,15 @@ def test_every_command_shown_is_a_command_of_the_cli(page):
             if unknown:
                 wrong.add(f"agent-signals {unknown}")
     assert not wrong, f"{_page_id(page)} shows commands the CLI does not have: {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_make_target_shown_is_in_the_makefile(page):
+    targets = set(re.findall(r"^([a-z][a-z-]*):", (ROOT / "Makefile").read_text(), re.MULTILINE))
+    shown = {target for code in _code(page.read_text()) for target in MAKE.findall(code)}
+    assert shown <= targets, (
+        f"{_page_id(page)} shows make targets the Makefile lacks: {sorted(shown - targets)}"
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
