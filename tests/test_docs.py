@@ -1,0 +1,236 @@
+"""The documentation is true to the code: README.md and docs/*.md link only to files and headings that exist,
+show only real commands of the CLI and targets of the Makefile, name only real settings and existing files
+and tests; every command is in the command reference (docs/operations.md) with its help text, and
+docs/configuration.md's table is Settings' fields, in order, with their defaults."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+import click
+import pytest
+
+from agent_signals.cli import cli
+from agent_signals.config import PROJECT_DIR, Settings
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+COMMAND_REFERENCE = ROOT / "docs" / "operations.md"
+CONFIGURATION = ROOT / "docs" / "configuration.md"
+
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+COMMAND = re.compile(r"(?<![\w-])agent-signals((?:[ \t]+[a-z][a-z0-9-]*)*)(?![\w-])")
+MAKE = re.compile(r"(?<![\w-])make[ \t]+([a-z][a-z-]*)")
+VARIABLE = re.compile(r"(?<![A-Z0-9_])AGENT_SIGNALS_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_])")
+REPO_DIRS = ("src/", "tests/", "bench/", "sql/", "prompts/", "dbt/", "deploy/", "eval/")
+PLACEHOLDER = re.compile(r"<|\bvN\b")  # prompts/extract/<version>.*, vN.system.j2
+IGNORED = tuple(
+    line.strip().lstrip("/") for line in (ROOT / ".gitignore").read_text().splitlines() if line.strip()
+)  # named in the docs (deploy/.env), never in the repository
+
+
+def _page_id(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def _prose(text: str) -> str:
+    """The text without fenced blocks and code spans: where links and headings are."""
+    return CODE_SPAN.sub(" ", FENCE.sub("", text))
+
+
+def _code(text: str) -> list[str]:
+    """Every fenced block and code span of a page: where commands and paths are shown."""
+    blocks = [m.group(0) for m in FENCE.finditer(text)]
+    spans = [m.group(2) for m in CODE_SPAN.finditer(FENCE.sub("", text))]
+    return blocks + spans
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: markup dropped, lower case, punctuation removed, spaces to dashes."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link keeps its text
+    text = re.sub(r"<[^>]+>", "", text).replace("`", "").lower()
+    kept = "".join(
+        c for c in text if c in " -_" or unicodedata.category(c)[0] in "LNM"
+    )  # letters, numbers, marks
+    return kept.replace(" ", "-")
+
+
+@cache
+def anchors(page: Path) -> frozenset[str]:
+    seen: dict[str, int] = {}
+    found = set()
+    for match in HEADING.finditer(FENCE.sub("", page.read_text())):
+        base = slug(match.group(2))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        found.add(base if n == 0 else f"{base}-{n}")
+    return frozenset(found)
+
+
+def commands(group: click.Group, prefix: str = "agent-signals"):
+    for name, command in group.commands.items():
+        path = f"{prefix} {name}"
+        yield path, command
+        if isinstance(command, click.Group):
+            yield from commands(command, path)
+
+
+def setting_variables() -> dict[str, str]:
+    """Each field of Settings by the variable that sets it (its alias, else env_prefix + its name)."""
+    prefix = Settings.model_config["env_prefix"]
+    return {
+        (
+            field.validation_alias if isinstance(field.validation_alias, str) else f"{prefix}{name}".upper()
+        ): name
+        for name, field in Settings.model_fields.items()
+    }
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_relative_link_points_at_a_file_and_heading_that_exist(page):
+    broken = []
+    for target in LINK.findall(_prose(page.read_text())):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto:
+            continue
+        path, _, fragment = target.partition("#")
+        file = (page.parent / path).resolve() if path else page
+        if ROOT not in file.parents and file != ROOT:
+            continue  # outside the repository (the monorepo's ../shared/): not checked here
+        if not file.exists():
+            broken.append(f"{target}: no such file")
+        elif fragment and file.suffix == ".md" and fragment not in anchors(file):
+            broken.append(f"{target}: no heading #{fragment} in {_page_id(file)}")
+    assert not broken, f"{_page_id(page)} has broken links: {broken}"
+
+
+def unknown_command(words: list[str]) -> str | None:
+    """The words after `agent-signals` up to the first that names no command, or None when they do."""
+    command: click.Command = cli
+    for i, word in enumerate(words):
+        if not isinstance(command, click.Group):
+            return None  # the rest are the command's arguments
+        if word not in command.commands:
+            if i > 0 and command.invoke_without_command:
+                return None  # a group that runs on its own (`demo`), then its arguments
+            return " ".join(words[: i + 1])
+        command = command.commands[word]
+    return None
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_command_shown_is_a_command_of_the_cli(page):
+    wrong = set()
+    for code in _code(page.read_text()):
+        for match in COMMAND.finditer(code):
+            unknown = unknown_command(match.group(1).split())
+            if unknown:
+                wrong.add(f"agent-signals {unknown}")
+    assert not wrong, f"{_page_id(page)} shows commands the CLI does not have: {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_make_target_shown_is_in_the_makefile(page):
+    targets = set(re.findall(r"^([a-z][a-z-]*):", (ROOT / "Makefile").read_text(), re.MULTILINE))
+    shown = {target for code in _code(page.read_text()) for target in MAKE.findall(code)}
+    assert shown <= targets, (
+        f"{_page_id(page)} shows make targets the Makefile lacks: {sorted(shown - targets)}"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_setting_named_is_a_field_of_settings(page):
+    known = setting_variables()
+    unknown = sorted({v for v in VARIABLE.findall(page.read_text()) if v not in known})
+    assert not unknown, f"{_page_id(page)} names settings Settings does not have: {unknown}"
+
+
+def _defines(file: Path, name: str) -> bool:
+    return bool(re.search(rf"^(async )?def {name}\b", file.read_text(), re.MULTILINE))
+
+
+def names_what_exists(token: str) -> bool:
+    """A path of the repository (a glob, or a prompt family such as prompts/reconcile/v1), with an optional
+    `:function` (a flow's entrypoint) or `::test_function`, exists; placeholders and ignored files pass."""
+    name, _, member = token.partition("::")
+    path, _, entrypoint = name.partition(":")
+    path = path.rstrip(".,;")
+    if PLACEHOLDER.search(path) or path.startswith(IGNORED):
+        return True
+    if not ((ROOT / path).exists() or list(ROOT.glob(path)) or list(ROOT.glob(path + ".*"))):
+        return False
+    function = member or entrypoint
+    return not function or _defines(ROOT / path, function)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_every_repository_path_and_test_named_exists(page):
+    missing = set()
+    tests = sorted(ROOT.glob("tests/test_*.py"))
+    for code in _code(page.read_text()):
+        for token in re.findall(r"[\w./*<>:-]+", code):
+            if token.startswith(REPO_DIRS) and not names_what_exists(token):
+                missing.add(token)
+        for function in re.findall(r"(?<![\w/.])::(test_\w+)", code):  # `::test_x` after a named file
+            if not any(_defines(test, function) for test in tests):
+                missing.add(f"::{function}")
+    assert not missing, f"{_page_id(page)} names files or tests that do not exist: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("path", [p for p, _ in commands(cli)])
+def test_every_command_has_help_and_is_in_the_command_reference(path):
+    command = dict(commands(cli))[path]
+    assert command.help and len(command.help.split()) >= 3, f"{path} needs a --help text"
+    assert f"`{path}" in COMMAND_REFERENCE.read_text(), f"docs/operations.md does not list `{path}`"
+
+
+def _rows(page: Path) -> list[tuple[str, str]]:
+    """(variable, default) of each row of a page's settings table."""
+    return re.findall(r"^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*?) \|", page.read_text(), re.MULTILINE)
+
+
+def test_the_configuration_table_is_every_setting_in_order():
+    documented = [variable for variable, _ in _rows(CONFIGURATION)]
+    assert documented == list(setting_variables()), (
+        "docs/configuration.md's table is not Settings' fields in order"
+    )
+
+
+def test_the_configuration_table_says_each_default():
+    fields = {variable: Settings.model_fields[name] for variable, name in setting_variables().items()}
+    wrong = []
+    for variable, cell in _rows(CONFIGURATION):
+        default = fields[variable].default
+        value = (
+            cell.strip("`") if cell.count("`") == 2 and cell.startswith("`") and cell.endswith("`") else None
+        )
+        if default is None:
+            ok = cell.startswith("unset")
+        elif isinstance(default, Path):
+            relative = default.relative_to(PROJECT_DIR)
+            ok = "repository root" in cell if str(relative) == "." else f"`{relative}`" in cell
+        elif isinstance(default, bool):
+            ok = value == str(default).lower()
+        elif isinstance(default, int | float):
+            ok = value is not None and float(value) == default
+        elif isinstance(default, tuple):
+            ok = value == ",".join(default)
+        else:
+            ok = value == str(default)
+        if not ok:
+            wrong.append(f"{variable}: documented {cell!r}, default {default!r}")
+    assert not wrong, f"docs/configuration.md has wrong defaults: {wrong}"
+
+
+def test_slugs_are_githubs():
+    assert slug("Running, stopping, failing") == "running-stopping-failing"
+    assert slug("The offline model's figures") == "the-offline-models-figures"
+    assert slug("For analysts: the views and SQL") == "for-analysts-the-views-and-sql"
+    assert slug("`eval` and `replay`") == "eval-and-replay"
