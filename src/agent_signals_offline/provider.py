@@ -52,10 +52,10 @@ def answer(messages: list[dict]) -> str:
     if is_reconcile_prompt(messages):
         core, own, cap = parse_reconcile_prompt(messages)
         return _json({"decisions": reconcile.decide(core, own, cap)})
-    from agent_signals_offline import rules  # the extraction rules load on first use
+    from agent_signals_offline.rules.extract import extract  # the extraction rules load on first use
 
     prompt_messages, known, kinds = parse_extract_prompt(messages)
-    actions = rules.extract(prompt_messages, known, kinds)
+    actions = extract(prompt_messages, known, kinds)
     if not actions:
         return _json({"actions": actions})
     old = {m.handle for m in prompt_messages if m.old}
