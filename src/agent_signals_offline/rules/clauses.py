@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from agent_signals_offline.rules.word_lists import word_set
+
 _QUOTED = re.compile(r"\"[^\"\n]*\"|\u201c[^\u201d\n]*\u201d|`[^`]*`|^\s*>.*$", re.MULTILINE)
 _PASTED = re.compile(
     r"(?:\b(?:says|said|wrote|writes|pasted|quote|quoting|posted)\b[^:\n]{0,40}:|"
@@ -29,16 +31,26 @@ _SPEAKER_LINE = re.compile(
     r"(?:\([^)\n]{0,20}\))?:[ \t]+\S.*$",
     re.M,
 )
-_LABELS = frozenset(
-    ["context", "update", "edit", "note", "notes", "fyi", "background", "ps", "p.s", "tldr", "question", "q", "a",
-     "summary", "info", "me", "re", "bio", "goal", "goals", "problem", "issue", "task", "ask", "details",
-     "example", "answer", "also", "btw", "hi", "hey", "hello", "ok", "okay", "so", "important", "reminder",
-     "warning", "error", "output", "input", "result", "step", "plan", "status", "role", "team", "title", "name",
-     "location", "timezone", "pronouns", "stack", "constraints", "requirements", "disclaimer", "caveat", "yes",
-     "no", "thanks", "side note", "quick question", "for context", "about me", "my role", "my team", "subject",
-     "my background", "tl", "why", "what", "how", "but", "and", "well", "honestly", "basically", "actually",
-     "short version", "long story short", "situation", "anyway", "also note", "p.p.s", "pps"]
-)  # fmt: skip
+_LABELS = word_set(
+    "context update edit note notes fyi background ps p.s tldr question q a summary info me re bio "
+    "goal goals problem issue task ask details example answer also btw hi hey hello ok okay so "
+    "important reminder warning error output input result step plan status role team title name "
+    "location timezone pronouns stack constraints requirements disclaimer caveat yes no thanks "
+    "subject tl why what how but and well honestly basically actually situation anyway p.p.s pps"
+) | frozenset(
+    [
+        "side note",
+        "quick question",
+        "for context",
+        "about me",
+        "my role",
+        "my team",
+        "my background",
+        "short version",
+        "long story short",
+        "also note",
+    ]
+)
 _CLAUSE_END = re.compile(
     r"[.!?;\n]+(?<!tl;)|(?=[\s,:])(?:,?\s+(?:and|but|so|because|though|although|while|since|plus)\s+"
     r"(?=(?:i|i'm|my|he|she|they|we|it|his|her|our|their|you|your)\b)|,\s+(?:but|so|because|though|although)\s+|"
@@ -107,8 +119,9 @@ def split_clauses(text: str) -> list[tuple[str, bool]]:
 
 
 SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
-CONJUNCTION = re.compile(r"\s+(?:even\s+)?(?:and|but|so|because|cause|when|while|since|though|although|which|who|until)\s",
-                          re.I)  # fmt: skip
+CONJUNCTION = re.compile(
+    r"\s+(?:even\s+)?(?:and|but|so|because|cause|when|while|since|though|although|which|who|until)\s", re.I
+)
 LEAD = re.compile(
     r"^(?:(?:oh|ah|well|yes|yeah|yep|no|ok|okay|so|also|and|but|btw|by the way|honestly|actually|"
     r"for context|fyi|for what it'?s worth|as i said|as i mentioned|like i said|quick one|hi|hey|hello|"

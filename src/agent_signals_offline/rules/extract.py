@@ -84,8 +84,13 @@ def _emit(state: dict, handle: str, kind: str, content: str, quote: str) -> bool
         return False
     past = content.startswith(("Used to", "Was ", "Worked ", "No longer ", "Taught "))
     tier = "core" if kind in CORE_KINDS and not past else "contextual"
-    action: dict = {"action": "create", "content": content, "tier": tier, "kind": kind,
-                    "evidence": [{"message": handle, "quote": quote}]}  # fmt: skip
+    action: dict = {
+        "action": "create",
+        "content": content,
+        "tier": tier,
+        "kind": kind,
+        "evidence": [{"message": handle, "quote": quote}],
+    }
     target = _match_known(kind, content, state["known"])
     if target is not None:
         if target.origin == "manual":

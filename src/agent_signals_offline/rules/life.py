@@ -21,6 +21,7 @@ from agent_signals_offline.rules.vocabulary import (
     ROLE_NOUN,
     YOU,
 )
+from agent_signals_offline.rules.word_lists import word_set
 from agent_signals_offline.words import WORD
 
 PAST_LIFE = re.compile(
@@ -38,25 +39,25 @@ PERFECT_SPAN = re.compile(
 )
 
 # Past verbs that tell a thought or an exchange, not a part of one's life.
-_PAST_NOT_LIFE = frozenset(["thought", "felt", "said", "told", "asked", "knew", "heard", "forgot", "meant", "wondered",
-                            "guessed", "realized", "realised", "figured", "assumed", "hoped", "wished", "got",
-                            "needed", "wanted", "tried", "decided", "managed", "used", "seemed", "noticed",
-                            "mentioned", "talked", "asked", "answered", "replied", "laughed", "cried", "missed",
-                            "imagined", "believed", "expected", "agreed", "searched", "looked", "checked",
-                            "finished", "started", "stopped", "happened", "called", "texted", "emailed", "wished",
-                            "enjoyed", "had", "did", "went", "made", "took"])  # fmt: skip
+_PAST_NOT_LIFE = word_set(
+    "thought felt said told asked knew heard forgot meant wondered guessed realized realised figured "
+    "assumed hoped wished got needed wanted tried decided managed used seemed noticed mentioned "
+    "talked asked answered replied laughed cried missed imagined believed expected agreed searched "
+    "looked checked finished started stopped happened called texted emailed wished enjoyed had did "
+    "went made took"
+)
 WAS_LIFE = re.compile(
     rf"^{PRONOUN_I} was (?P<obj>(?!(?:just|about|going|thinking|planning|hoping|talking|telling|so|too|very)\b).+?) (?P<when>{LIFE_TIME})\b.*$",
     re.I,
 )
 
 # Feelings and states that pass: never a trait, whenever they were felt.
-_MOMENT_STATES = frozenset(["tired", "exhausted", "sick", "ill", "busy", "hungry", "thirsty", "bored", "sad", "upset",
-                            "angry", "mad", "worried", "stressed", "excited", "nervous", "sleepy", "late", "sorry",
-                            "glad", "happy", "scared", "afraid", "annoyed", "confused", "surprised", "there", "here",
-                            "at", "in", "on", "out", "home", "away", "able", "about", "almost"])  # fmt: skip
-_WORK_DONE = frozenset(["done", "used", "built", "led", "managed", "run", "designed", "developed", "programmed",
-                        "coded", "written"])  # fmt: skip
+_MOMENT_STATES = word_set(
+    "tired exhausted sick ill busy hungry thirsty bored sad upset angry mad worried stressed excited "
+    "nervous sleepy late sorry glad happy scared afraid annoyed confused surprised there here at in "
+    "on out home away able about almost"
+)
+_WORK_DONE = word_set("done used built led managed run designed developed programmed coded written")
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import re
 
 from agent_signals_offline.rules.phrasing import clean, verb_s
 from agent_signals_offline.rules.vocabulary import ADVERB, I_AM, INTRANSITIVE, NEG_POINTING, PRONOUN_I
+from agent_signals_offline.rules.word_lists import word_set
 from agent_signals_offline.words import WORD
 
 # Durable negations: a habit or taste the speaker does not have ("I don't drink coffee"), what they have
@@ -38,12 +39,14 @@ _NEG_CANNOT = re.compile(
 )
 
 # A negated habit whose object is empty, pronominal, vague or a moment is not a fact about the person.
-_NEG_POINTER = frozenset(["that", "it", "this", "there", "here", "you", "them", "those", "these", "one", "ones",
-                          "what", "how", "why", "when", "where", "for", "with", "like", "about", "right", "back",
-                          "again", "so", "too", "very", "better", "as"])  # fmt: skip
-_NEG_VAGUE = frozenset(["anything", "much", "many", "any", "more", "now", "yet", "either", "well", "enough",
-                        "everything", "really", "the", "a", "an", "best", "worst", "lot", "lots", "of", "that",
-                        "often", "else", "at", "all", "in", "while", "long", "time"])  # fmt: skip
+_NEG_POINTER = word_set(
+    "that it this there here you them those these one ones what how why when where for with like "
+    "about right back again so too very better as"
+)
+_NEG_VAGUE = word_set(
+    "anything much many any more now yet either well enough everything really the a an best worst "
+    "lot lots of that often else at all in while long time"
+)
 
 
 def _vague(words: list[str]) -> bool:

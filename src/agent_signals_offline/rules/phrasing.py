@@ -62,8 +62,17 @@ def object_head(obj: str) -> str:
     return _SUBORDINATE.sub("", obj)
 
 
-_VERB_S = {"go": "goes", "do": "does", "have": "has", "watch": "watches", "teach": "teaches", "fish": "fishes",
-           "study": "studies", "carry": "carries", "try": "tries"}  # fmt: skip
+_VERB_S = {
+    "go": "goes",
+    "do": "does",
+    "have": "has",
+    "watch": "watches",
+    "teach": "teaches",
+    "fish": "fishes",
+    "study": "studies",
+    "carry": "carries",
+    "try": "tries",
+}
 
 
 def verb_s(verb: str) -> str:

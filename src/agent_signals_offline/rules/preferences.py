@@ -18,6 +18,7 @@ from agent_signals_offline.rules.vocabulary import (
     PRONOUN_I,
     YOU,
 )
+from agent_signals_offline.rules.word_lists import word_set
 from agent_signals_offline.words import WORD
 
 _ANSWER_WORDS = re.compile(
@@ -48,11 +49,11 @@ PLEASE = re.compile(
 _RUN_ON = re.compile(r"\s+(?:i|i'm|im|i've|ive|i am)\s.*$", re.I)  # a second statement run on without a stop
 
 # -ing words after "interested in" that make it an intention of the moment ("interested in buying one")
-_ONE_OFF_ING = frozenset(["buying", "becoming", "getting", "seeing", "hearing", "trying", "going", "joining", "coming",
-                          "meeting", "reading", "knowing", "learning", "finding", "taking", "having", "doing",
-                          "talking", "watching", "visiting", "renting", "selling", "attending", "helping",
-                          "working", "hiring", "adopting", "checking", "what", "how", "why", "whether",
-                          "more", "any", "anything", "some", "something"])  # fmt: skip
+_ONE_OFF_ING = word_set(
+    "buying becoming getting seeing hearing trying going joining coming meeting reading knowing "
+    "learning finding taking having doing talking watching visiting renting selling attending "
+    "helping working hiring adopting checking what how why whether more any anything some something"
+)
 
 # "some Taylor Swift", "any uptempo rock songs", "more modern artists": a quantity of something named
 _QUANTIFIED = re.compile(
@@ -60,8 +61,10 @@ _QUANTIFIED = re.compile(
     r"other|others|else|kind|kinds|sort|sorts|type|types|thing|things|day|days|help|ideas?)\b)[a-z]",
     re.I,
 )
-_FAN_FILLER = frozenset(["more", "of", "kind", "sort", "such", "a", "an", "big", "huge", "massive", "real", "total",
-                         "die", "hard", "lifelong", "avid", "serious", "new", "casual", "fellow", "true", "great"])  # fmt: skip
+_FAN_FILLER = word_set(
+    "more of kind sort such a an big huge massive real total die hard lifelong avid serious new "
+    "casual fellow true great"
+)
 _FAV_NOT_NAMED = re.compile(r"\b(?:i|he|she|they|him|her|his|their|my|your|you|we|our|think|guess)\b", re.I)
 
 # "For complex screens I prefer ...", "When it comes to dashboards, I prefer ..."

@@ -109,11 +109,40 @@ INJECTION = re.compile(
 
 # Every INJECTION alternative contains one of these: a cheap test before the full pattern.
 INJECTION_HINTS = (
-    "ignore", "disregard", "remember", "memori", "store", "save", "record", "note", "log ", "forget", "keep in",
-    "add th", "from now", "you are", "act as", "pretend", "instruction", "system", "developer", "you must",
-    "you should", "override", "assistant", "tool", "<", "{{", "{%", "right", "as if", "/s", "kidding", "jk",
+    "ignore",
+    "disregard",
+    "remember",
+    "memori",
+    "store",
+    "save",
+    "record",
+    "note",
+    "log ",
+    "forget",
+    "keep in",
+    "add th",
+    "from now",
+    "you are",
+    "act as",
+    "pretend",
+    "instruction",
+    "system",
+    "developer",
+    "you must",
+    "you should",
+    "override",
+    "assistant",
+    "tool",
+    "<",
+    "{{",
+    "{%",
+    "right",
+    "as if",
+    "/s",
+    "kidding",
+    "jk",
     "not!",
-)  # fmt: skip
+)
 
 # Sarcasm marks: a love said with an eye-roll, an *emphasised* love, "oh great, another ...".
 SARCASM = re.compile(

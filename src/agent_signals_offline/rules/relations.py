@@ -9,6 +9,7 @@ import re
 from agent_signals_offline.rules.phrasing import clean
 from agent_signals_offline.rules.refusals import NEGATION, QUESTION_START, REQUEST, unreal
 from agent_signals_offline.rules.vocabulary import ADVERB, FIGURATIVE_PLACE, PAST_POINTING, YOU
+from agent_signals_offline.rules.word_lists import word_set
 
 FAMILY = re.compile(
     r"^(?P<me>me and )?my (?:(?P<count>two|three|four|five|six|seven|eight|\d)\s+)?(?:(?:oldest|youngest|eldest|older|"
@@ -67,13 +68,16 @@ _MY_THING = re.compile(
     r"jeep|van|blog|podcast|youtube channel|apartment|condo|dorm|house|trailer|cabin)\b(?! (?:school|class|classes|course|degree|name|idea|plan|plans|plants?|party|parties|keys?|work|chores|music|rules|warming|hunting|search|sitter|sitting|shirts?|mates?|guests?)\b)",
     re.I,
 )
-_JOB_STOP = frozenset(["is", "was", "are", "were", "keeps", "kept", "went", "goes", "makes", "made", "has", "had",
-                       "pays", "takes", "took", "gets", "got", "lets", "allows", "starts", "ends", "so", "very",
-                       "too", "they", "i", "he", "she", "it", "we", "and", "but", "or", "to", "which", "that",
-                       "when", "because", "me", "them", "would", "will", "can", "could", "as", "is", "for",
-                       "since", "while", "then", "now", "today", "all", "every", "this", "these", "those"])  # fmt: skip
-_JOB_LEFT = re.compile(r"\b(?:quit|quitting|fired|laid off|lost|losing|lose|left|leave|leaving|resigned|old|"
-                       r"former|previous|last|first|dream|future|next)\b", re.I)  # fmt: skip
+_JOB_STOP = word_set(
+    "is was are were keeps kept went goes makes made has had pays takes took gets got lets allows "
+    "starts ends so very too they i he she it we and but or to which that when because me them would "
+    "will can could as is for since while then now today all every this these those"
+)
+_JOB_LEFT = re.compile(
+    r"\b(?:quit|quitting|fired|laid off|lost|losing|lose|left|leave|leaving|resigned|old|"
+    r"former|previous|last|first|dream|future|next)\b",
+    re.I,
+)
 
 
 def _possession(core: str) -> tuple[str, str] | None:
@@ -136,8 +140,12 @@ def household_statement(core: str) -> tuple[str, str] | None:
         verb = {"live": "Lives", "lived": "Lived", "moved": "Moved"}[found["live"].lower()]
         return "personal", f"{verb} {clean(found['where'], 8)}"
     if found["what"]:
-        if re.match(r"(?:some|several|lots of|a few|many) (?:[\w-]+ )*(?:kids|children|sons|daughters|boys|girls|"
-                    r"teens|twins|grandkids|grandchildren)\b", found["what"], re.I):  # fmt: skip
+        if re.match(
+            r"(?:some|several|lots of|a few|many) (?:[\w-]+ )*(?:kids|children|sons|daughters|boys|girls|"
+            r"teens|twins|grandkids|grandchildren)\b",
+            found["what"],
+            re.I,
+        ):
             return None  # "We have some teens that read to the kids": people of a place, not a family
         return "personal", f"Has {clean(found['what'], 8)}"
     return "personal", f"Has been married {clean(found['married'], 5)}"
@@ -167,11 +175,28 @@ def relation_statement(core: str) -> tuple[str, str] | None:
     ):
         return None  # "I miss my late husband", "I'm sitting for my neighbour's dog", "you and my sister"
     rel = found["rel"].lower()
-    rel = {"bunny": "rabbit", "bunnies": "rabbits", "puppy": "dog", "puppies": "dogs", "kitten": "cat",
-           "kittens": "cats", "youngest": "children", "oldest": "children", "eldest": "children",
-           "little one": "a child", "little ones": "children", "hubby": "husband", "sis": "sister",
-           "bf": "boyfriend", "gf": "girlfriend", "kiddos": "kids", "pup": "dog", "pups": "dogs", "doggo": "dog",
-           "doggos": "dogs"}.get(rel, rel)  # fmt: skip
+    rel = {
+        "bunny": "rabbit",
+        "bunnies": "rabbits",
+        "puppy": "dog",
+        "puppies": "dogs",
+        "kitten": "cat",
+        "kittens": "cats",
+        "youngest": "children",
+        "oldest": "children",
+        "eldest": "children",
+        "little one": "a child",
+        "little ones": "children",
+        "hubby": "husband",
+        "sis": "sister",
+        "bf": "boyfriend",
+        "gf": "girlfriend",
+        "kiddos": "kids",
+        "pup": "dog",
+        "pups": "dogs",
+        "doggo": "dog",
+        "doggos": "dogs",
+    }.get(rel, rel)
     if found["count"]:
         return "personal", f"Has {found['count'].lower()} {rel}"
     plural = rel in PLURAL_REL or (rel.endswith("s") and not rel.endswith("ss"))

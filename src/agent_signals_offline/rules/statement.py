@@ -23,30 +23,31 @@ from agent_signals_offline.rules.relations import (
 )
 from agent_signals_offline.rules.roles import WORKING_AS
 from agent_signals_offline.rules.vocabulary import I_SUBJECT, YOU
+from agent_signals_offline.rules.word_lists import word_set
 
 # A clause that can carry a self-statement starts with one of these (after discourse words): a cheap test
 # that spares the pattern list for most clauses.
 _MY_NOUN_TAIL = re.compile(r"fav|\bmy (?:\w+ )?(?:hobb|passion|pastime)", re.I)
-_START = re.compile(r"^(?:me and my\b|i\b|i'|i’|im\b|ive\b|my\b|please\b|always\b|never\b|from now on\b|"
-                    r"in general\b|by default\b)", re.I)  # fmt: skip
+_START = re.compile(
+    r"^(?:me and my\b|i\b|i'|i’|im\b|ive\b|my\b|please\b|always\b|never\b|from now on\b|"
+    r"in general\b|by default\b)",
+    re.I,
+)
 _INTERJECTION = re.compile(r"^(?P<word>[a-z]+)[\s,.!]+(?=(?:i|i'm|im|i've|ive|my)\b)", re.I)
 
 # Words that open a clause the statement depends on, or that make it not a statement
-_NOT_INTERJECTION = frozenset(
-    ["when", "whenever", "if", "because", "cause", "since", "while", "after", "before", "until", "unless", "once",
-     "as", "though", "although", "whether", "that", "what", "which", "where", "how", "why", "who", "than", "like",
-     "so", "then", "maybe", "perhaps", "probably", "hopefully", "someday", "tomorrow", "today", "tonight",
-     "yesterday", "currently", "recently", "lately", "soon", "not", "never", "unfortunately", "and", "but", "or",
-     "do", "does", "did", "are", "is", "was", "were", "can", "could", "would", "will", "should", "have", "has",
-     "had", "may", "might", "must", "shall", "you", "your", "he", "she", "they", "we", "it", "his", "her",
-     "their", "our", "its", "thanks", "thank", "please", "imagine", "suppose", "pretend", "remember", "say",
-     "says", "said", "tell", "told", "even", "except", "besides", "hence", "till", "where", "whereas", "sometimes",
-     "wish", "hope", "guess", "think", "believe", "know", "bet", "feel", "sure", "glad", "sorry", "plus", "until",
-     "for", "to", "of", "in", "on", "at", "with", "by", "from", "about", "into", "after", "if", "lest", "yet",
-     "also", "first", "next", "last", "later", "earlier", "again", "still", "just", "only", "ever", "all",
-     "anything", "everything", "something", "nothing", "much", "more", "less", "the", "a", "an", "this",
-     "these", "those", "some", "any", "every", "each", "no", "one", "none", "rather", "instead", "otherwise"]
-)  # fmt: skip
+_NOT_INTERJECTION = word_set(
+    "when whenever if because cause since while after before until unless once as though although "
+    "whether that what which where how why who than like so then maybe perhaps probably hopefully "
+    "someday tomorrow today tonight yesterday currently recently lately soon not never unfortunately "
+    "and but or do does did are is was were can could would will should have has had may might must "
+    "shall you your he she they we it his her their our its thanks thank please imagine suppose "
+    "pretend remember say says said tell told even except besides hence till where whereas sometimes "
+    "wish hope guess think believe know bet feel sure glad sorry plus until for to of in on at with "
+    "by from about into after if lest yet also first next last later earlier again still just only "
+    "ever all anything everything something nothing much more less the a an this these those some "
+    "any every each no one none rather instead otherwise"
+)
 
 # A courtesy to the listener after a statement: "..., if you are interested", "... if you want"
 _OFFER = re.compile(

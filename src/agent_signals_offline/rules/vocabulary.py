@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from agent_signals_offline.rules.word_lists import word_set
+
 PRONOUN_I = r"(?:i|I)"
 I_AM = rf"(?:{PRONOUN_I}'m|{PRONOUN_I}\u2019m|{PRONOUN_I} am|im|Im|{PRONOUN_I} m(?= ))"
 ADVERB = (
@@ -110,11 +112,10 @@ HAVE_NOT = re.compile(
     r"work|homework|errands?|shift|class|lesson|game|match|event|concert|show|feeling)\b",
     re.I,
 )
-NO_OBJECT = frozenset(
-    ["it", "that", "this", "those", "these", "them", "you", "your", "yours", "her", "him", "his", "there",
-     "here", "so", "too", "then", "when", "what", "one", "ones", "some", "any", "more", "less", "back",
-     "out", "home", "along", "with", "again", "like"]
-)  # fmt: skip
+NO_OBJECT = word_set(
+    "it that this those these them you your yours her him his there here so too then when what one "
+    "ones some any more less back out home along with again like"
+)
 THE_WORDS = frozenset(
     ["the", "this", "that", "these", "those", "up", "down", "back", "out", "some", "something"]
 )

@@ -22,6 +22,7 @@ from agent_signals_offline.rules.vocabulary import (
     TITLE_NOUN,
     YOU,
 )
+from agent_signals_offline.rules.word_lists import word_set
 
 _NOT_TERSE = re.compile(
     r"^(?:the|my|our|your|his|her|their|no|not|any|some|every|all|many|lots|most|few|other|those|these|that|"
@@ -58,18 +59,16 @@ _FOR_YEARS = re.compile(
 )
 
 # Words that begin "X for 12 years" when it says how long a state lasted, not a skill practised
-_NOT_SKILL = frozenset(
-    ["married", "together", "sober", "clean", "here", "there", "vegan", "vegetarian", "single", "divorced",
-     "engaged", "retired", "friends", "best", "dating", "living", "alive", "pregnant", "unemployed", "home",
-     "same", "not", "only", "just", "almost", "nearly", "been", "about", "me", "us", "them", "him", "her", "it",
-     "that", "this", "we", "they", "you", "i", "my", "our", "so", "and", "but", "also", "still", "now", "then",
-     "even", "yes", "no", "well", "oh", "lol", "wow", "partners", "neighbors", "neighbours", "roommates",
-     "marriage", "age", "life", "school", "college", "university", "uni", "prison", "jail", "a", "the", "in",
-     "sick", "ill", "gone", "away", "open", "closed", "dead", "missing", "waiting", "working", "nothing",
-     "something", "everything", "anything", "high", "grad", "med", "law", "row", "ago", "old", "later",
-     "before", "after", "more", "less", "each", "every", "all", "some", "many", "few", "several", "mom", "dad",
-     "wife", "husband", "kids", "family", "parents", "his", "their", "your"]
-)  # fmt: skip
+_NOT_SKILL = word_set(
+    "married together sober clean here there vegan vegetarian single divorced engaged retired "
+    "friends best dating living alive pregnant unemployed home same not only just almost nearly been "
+    "about me us them him her it that this we they you i my our so and but also still now then even "
+    "yes no well oh lol wow partners neighbors neighbours roommates marriage age life school college "
+    "university uni prison jail a the in sick ill gone away open closed dead missing waiting working "
+    "nothing something everything anything high grad med law row ago old later before after more "
+    "less each every all some many few several mom dad wife husband kids family parents his their "
+    "your"
+)
 _IN_PLACE = re.compile(rf"^{I_AM} (?:now |over )?in (?P<obj>[A-Z][\w'.-]+(?:,? [A-Z][\w'.-]+){{0,2}})$")
 _TIME_THERE = re.compile(
     r"\s*(?:[,(\u2014-]\s*)?(?:(?:so|and|which means|where)\s+)?(?:it'?s|it is|its)\s+(?:\w+\s+){0,2}?"
@@ -77,8 +76,10 @@ _TIME_THERE = re.compile(
     r"\s*\(?\s*(?:utc|gmt)\s*[+-]\s*\d|\s*(?:[,(]\s*)?(?:so |and )?(?:a |an )?(?:different|other) time ?zones?\b",
     re.I,
 )
-_NOT_A_TEAM = frozenset(["call", "duty", "leave", "shift", "site", "vacation", "holiday", "break", "contract",
-                         "staff", "board", "loan", "secondment", "mobile", "weekends", "nights"])  # fmt: skip
+_NOT_A_TEAM = word_set(
+    "call duty leave shift site vacation holiday break contract staff board loan secondment mobile "
+    "weekends nights"
+)
 WORKPLACE_HINT = re.compile("year|yr|(?:i'm|i\u2019m|i am|im) in ")
 
 
@@ -197,7 +198,11 @@ def role_in_passing(clause: str, text: str) -> tuple[str, str] | None:
         return "role", f"Is {clean(obj, 10)}"
     if ROLE_NOUN.search(obj) and not FAMILY_NOUN.search(obj):
         return "role", f"Is {clean(obj, 5)}"
-    if re.fullmatch(rf"an? (?:{DURABLE_ADJECTIVES}|mom|mother|dad|father|parent|grandparent|grandmother|"
-                    r"grandfather|veteran|vegan|vegetarian)", obj, re.I):  # fmt: skip
+    if re.fullmatch(
+        rf"an? (?:{DURABLE_ADJECTIVES}|mom|mother|dad|father|parent|grandparent|grandmother|"
+        r"grandfather|veteran|vegan|vegetarian)",
+        obj,
+        re.I,
+    ):
         return "personal", f"Is {clean(obj, 5)}"
     return None
