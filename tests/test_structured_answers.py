@@ -117,7 +117,7 @@ def test_each_setting_sends_its_response_format(serve_model, mode, model, expect
 @pytest.mark.unit
 def test_the_offline_model_takes_no_response_format_and_still_answers():
     settings = Settings()  # offline/rules
-    llm.register_offline()
+    llm.register_offline(settings)
     assert answer_mode(settings) == "none"
     completion = asyncio.run(llm.complete(PROMPT, settings))
     assert parse_extract_actions(completion.text).actions == []

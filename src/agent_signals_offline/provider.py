@@ -12,6 +12,7 @@ import litellm
 from litellm import CustomLLM, EmbeddingResponse, ModelResponse
 from litellm.types.utils import Usage
 
+from agent_signals.config import OFFLINE_MODEL
 from agent_signals.core.prompts import (
     SummaryLine,
     is_reconcile_prompt,
@@ -24,7 +25,7 @@ from agent_signals_offline import reconcile
 from agent_signals_offline.embed import embed
 from agent_signals_offline.summarize import summarize
 
-PROVIDER = "offline"
+PROVIDER = OFFLINE_MODEL.split("/", 1)[0]  # "offline": the model strings it answers start with "offline/"
 
 
 def fill_response(

@@ -17,6 +17,7 @@ TruncatedAnswer.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import random
 import time
@@ -28,9 +29,8 @@ from typing import TypeVar
 import litellm
 
 from agent_signals.adapters.structured import response_format
-from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
+from agent_signals.config import OFFLINE_MODEL, Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals_offline.provider import PROVIDER, OfflineRules
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -216,42 +216,41 @@ class RateLimiter:
                 self.tokens -= tokens
 
 
-def register_offline(latency_s: float = 0.0, embedding_model: str = OFFLINE_EMBEDDING_MODEL) -> None:
-    """Route `offline/...` model strings to the built-in offline models (idempotent)."""
-    handler = OfflineRules(latency_s=latency_s)
-    litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER] + [
-        {"provider": PROVIDER, "custom_handler": handler}
+OFFLINE_PREFIX = OFFLINE_MODEL.split("/", 1)[0] + "/"  # model strings the built-in offline models answer
+
+
+def register_offline(settings: Settings, latency_s: float = 0.0) -> bool:
+    """Route `offline/...` model strings to the built-in offline models when the chat or the embedding
+    model names one (idempotent); returns whether it did. The offline package is imported only then, so
+    a process configured with real models never loads it."""
+    if not any(m.startswith(OFFLINE_PREFIX) for m in (settings.model, settings.embedding_model)):
+        return False
+    provider = importlib.import_module("agent_signals_offline.provider")
+    name = provider.PROVIDER
+    handler = provider.OfflineRules(latency_s=latency_s)
+    litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != name] + [
+        {"provider": name, "custom_handler": handler}
     ]
-    litellm.register_model(
-        {
-            OFFLINE_MODEL: {
-                "max_tokens": 8192,
-                "max_input_tokens": 128000,
-                "max_output_tokens": 8192,
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "cache_creation_input_token_cost": 0.0,
-                "cache_read_input_token_cost": 0.0,
-                "litellm_provider": PROVIDER,
-                "mode": "chat",
-            },
-            **(
-                {
-                    embedding_model: {
-                        "max_input_tokens": 8192,
-                        "input_cost_per_token": 0.0,
-                        "output_cost_per_token": 0.0,
-                        "cache_creation_input_token_cost": 0.0,
-                        "cache_read_input_token_cost": 0.0,
-                        "litellm_provider": PROVIDER,
-                        "mode": "embedding",
-                    }
-                }
-                if embedding_model.startswith(f"{PROVIDER}/")
-                else {}
-            ),
+    free = {
+        "input_cost_per_token": 0.0,
+        "output_cost_per_token": 0.0,
+        "cache_creation_input_token_cost": 0.0,
+        "cache_read_input_token_cost": 0.0,
+        "litellm_provider": name,
+    }
+    models = {
+        OFFLINE_MODEL: {
+            "max_tokens": 8192,
+            "max_input_tokens": 128000,
+            "max_output_tokens": 8192,
+            **free,
+            "mode": "chat",
         }
-    )
+    }
+    if settings.embedding_model.startswith(OFFLINE_PREFIX):
+        models[settings.embedding_model] = {"max_input_tokens": 8192, **free, "mode": "embedding"}
+    litellm.register_model(models)
+    return True
 
 
 def provider_kwargs(settings: Settings) -> dict:

@@ -218,7 +218,7 @@ async def open_run(
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
-    llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
+    llm.register_offline(settings, settings.offline_latency_ms / 1000)
     window = window or Window(until=datetime.now(UTC))
     ledger = await db.aconnect(url, autocommit=True)
     run_id = uuid4()
@@ -500,7 +500,7 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     users' locks; its figures are returned to the run (merge), which alone writes the ledger."""
     settings = spec.settings
     url = db.database_url(settings)
-    llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
+    llm.register_offline(settings, settings.offline_latency_ms / 1000)
     ledger = await db.aconnect(url, autocommit=True)
     pool = _pool(url, settings, spec.run_id)
     ctx = RunContext(
