@@ -21,9 +21,9 @@ from agent_signals.core.prompts import (
     parse_reconcile_prompt,
     parse_summarize_prompt,
 )
+from agent_signals.core.summary_text import summary_from_signals
 from agent_signals_offline import reconcile
 from agent_signals_offline.embed import embed
-from agent_signals_offline.summarize import summarize
 
 PROVIDER = OFFLINE_MODEL.split("/", 1)[0]  # "offline": the model strings it answers start with "offline/"
 
@@ -49,7 +49,7 @@ def fill_response(
 def answer(messages: list[dict]) -> str:
     """The offline model's answer to a rendered prompt of any family it knows."""
     if is_summarize_prompt(messages):
-        return _json({"summary": summarize(parse_summarize_prompt(messages))})
+        return _json({"summary": summary_from_signals(parse_summarize_prompt(messages))})
     if is_reconcile_prompt(messages):
         core, own, cap = parse_reconcile_prompt(messages)
         return _json({"decisions": reconcile.decide(core, own, cap)})
@@ -60,7 +60,7 @@ def answer(messages: list[dict]) -> str:
     if not actions:
         return _json({"actions": actions})
     old = {m.handle for m in prompt_messages if m.old}
-    return _json({"actions": actions, "summary": summarize(_after(known, actions, old))})
+    return _json({"actions": actions, "summary": summary_from_signals(_after(known, actions, old))})
 
 
 def _after(known: list, actions: list[dict], old: set[str]) -> list[SummaryLine]:
