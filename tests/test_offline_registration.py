@@ -11,7 +11,7 @@ from datetime import date
 
 import pytest
 
-from agent_signals.adapters import llm
+from agent_signals.adapters import llm, providers
 from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
 from agent_signals.core.answers import parse_extract_actions
 from agent_signals.core.prompts import PromptMessage, render_extract
@@ -32,10 +32,10 @@ def python(code: str) -> str:
 def test_neither_importing_the_model_adapter_nor_real_models_load_the_offline_package():
     code = (
         "import sys\n"
-        "from agent_signals.adapters import llm\n"
+        "from agent_signals.adapters import llm, providers\n"
         "from agent_signals.config import Settings\n"
         "print('agent_signals_offline' in sys.modules)\n"
-        f"print(llm.register_offline(Settings(**{REAL!r})), 'agent_signals_offline' in sys.modules)"
+        f"print(providers.register_offline(Settings(**{REAL!r})), 'agent_signals_offline' in sys.modules)"
     )
     imported, registered = python(code).splitlines()
     assert imported == "False"  # `import agent_signals.adapters.llm` compiles none of the rules
@@ -44,7 +44,7 @@ def test_neither_importing_the_model_adapter_nor_real_models_load_the_offline_pa
 
 def test_a_configured_offline_model_is_registered_and_answers():
     settings = Settings(model=OFFLINE_MODEL, embedding_model=OFFLINE_EMBEDDING_MODEL)
-    assert llm.register_offline(settings)
+    assert providers.register_offline(settings)
     prompt = render_extract(
         settings, [PromptMessage("m1", "I'm a data engineer on the payments team.")], [], date.today()
     )
@@ -65,4 +65,4 @@ def test_a_configured_offline_model_is_registered_and_answers():
     ],
 )
 def test_either_offline_model_string_registers_the_provider(model, embedding_model, registered):
-    assert llm.register_offline(Settings(model=model, embedding_model=embedding_model)) is registered
+    assert providers.register_offline(Settings(model=model, embedding_model=embedding_model)) is registered
