@@ -29,7 +29,7 @@ if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the ed
     sys.path.insert(0, str(ROOT / "src"))
 
 from agent_signals.config import DEFAULT_KINDS  # noqa: E402
-from agent_signals_offline import rules  # noqa: E402
+from agent_signals_offline.rules import extract as rules  # noqa: E402
 
 NAIVE = re.compile(r"\b(?:I am|I'm|I have|I've|I work|I live|I love|I like|my)\b", re.I)
 

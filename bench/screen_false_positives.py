@@ -25,8 +25,8 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
 from agent_signals.core.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.prompts import SummaryLine  # noqa: E402
 from agent_signals.core.screen import screen_text  # noqa: E402
+from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
-from agent_signals_offline.summarize import summarize  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
 
 

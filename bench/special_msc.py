@@ -22,7 +22,7 @@ if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the ed
 
 from agent_signals.config import DEFAULT_KINDS  # noqa: E402
 from agent_signals.core.special import CATEGORIES, special_categories  # noqa: E402
-from agent_signals_offline import rules  # noqa: E402
+from agent_signals_offline.rules import extract as rules  # noqa: E402
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from email.utils import format_datetime
 import pytest
 from pydantic import ValidationError
 
-from agent_signals.adapters import llm
+from agent_signals.adapters import llm, providers
 from agent_signals.config import Settings, SettingsError, load_settings
 from tests import http_model
 
@@ -143,7 +143,7 @@ def test_extra_headers_that_are_not_a_json_object_of_headers_are_refused_by_name
 
 @pytest.mark.unit
 def test_unset_provider_settings_send_nothing_of_their_own():
-    assert llm.provider_kwargs(Settings()) == {}
+    assert providers.provider_kwargs(Settings()) == {}
     assert Settings(extra_headers="").extra_headers is None
 
 
@@ -153,14 +153,14 @@ def test_unset_provider_settings_send_nothing_of_their_own():
 
 @pytest.mark.unit
 def test_an_anthropic_model_gets_a_cache_hint_on_the_system_prompt_and_an_openai_model_does_not():
-    hinted = llm.with_cache_hints(PROMPT, "anthropic/claude-sonnet-4-20250514")
+    hinted = providers.with_cache_hints(PROMPT, "anthropic/claude-sonnet-4-20250514")
     assert hinted[0] == {
         "role": "system",
         "content": [{"type": "text", "text": "Fixed instructions.", "cache_control": {"type": "ephemeral"}}],
     }
     assert hinted[1] == PROMPT[1]  # the per-user part is after the cached prefix, unmarked
-    assert llm.with_cache_hints(PROMPT, "openai/gpt-4o-mini") == PROMPT  # OpenAI caches by itself
-    assert llm.with_cache_hints(PROMPT, "offline/rules") == PROMPT
+    assert providers.with_cache_hints(PROMPT, "openai/gpt-4o-mini") == PROMPT  # OpenAI caches by itself
+    assert providers.with_cache_hints(PROMPT, "offline/rules") == PROMPT
 
 
 @pytest.mark.unit

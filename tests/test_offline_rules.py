@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agent_signals.config import DEFAULT_KINDS
 from agent_signals.core.answers import parse_extract_answer
-from agent_signals_offline.rules import Known, Message, extract
+from agent_signals_offline.rules.extract import Known, Message, extract
 
 pytestmark = pytest.mark.unit
 

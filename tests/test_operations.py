@@ -14,7 +14,7 @@ import psycopg
 import pytest
 import yaml
 
-from agent_signals.adapters.llm import RateLimiter
+from agent_signals.adapters.pacing import RateLimiter
 from agent_signals.config import Settings
 from agent_signals.flows.backfill import backfill_signals
 from agent_signals.flows.extract import extract_signals

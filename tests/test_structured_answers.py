@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from agent_signals.adapters import llm
+from agent_signals.adapters import llm, providers
 from agent_signals.adapters.structured import LIMIT_KEYWORDS, answer_mode, slim_schema
 from agent_signals.config import Settings
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_summary_answer
@@ -117,7 +117,7 @@ def test_each_setting_sends_its_response_format(serve_model, mode, model, expect
 @pytest.mark.unit
 def test_the_offline_model_takes_no_response_format_and_still_answers():
     settings = Settings()  # offline/rules
-    llm.register_offline()
+    providers.register_offline(settings)
     assert answer_mode(settings) == "none"
     completion = asyncio.run(llm.complete(PROMPT, settings))
     assert parse_extract_actions(completion.text).actions == []

@@ -12,6 +12,7 @@ import litellm
 from litellm import CustomLLM, EmbeddingResponse, ModelResponse
 from litellm.types.utils import Usage
 
+from agent_signals.config import OFFLINE_MODEL
 from agent_signals.core.prompts import (
     SummaryLine,
     is_reconcile_prompt,
@@ -20,11 +21,11 @@ from agent_signals.core.prompts import (
     parse_reconcile_prompt,
     parse_summarize_prompt,
 )
+from agent_signals.core.summary_text import summary_from_signals
 from agent_signals_offline import reconcile
 from agent_signals_offline.embed import embed
-from agent_signals_offline.summarize import summarize
 
-PROVIDER = "offline"
+PROVIDER = OFFLINE_MODEL.split("/", 1)[0]  # "offline": the model strings it answers start with "offline/"
 
 
 def fill_response(
@@ -48,18 +49,18 @@ def fill_response(
 def answer(messages: list[dict]) -> str:
     """The offline model's answer to a rendered prompt of any family it knows."""
     if is_summarize_prompt(messages):
-        return _json({"summary": summarize(parse_summarize_prompt(messages))})
+        return _json({"summary": summary_from_signals(parse_summarize_prompt(messages))})
     if is_reconcile_prompt(messages):
         core, own, cap = parse_reconcile_prompt(messages)
         return _json({"decisions": reconcile.decide(core, own, cap)})
-    from agent_signals_offline import rules  # the extraction rules load on first use
+    from agent_signals_offline.rules.extract import extract  # the extraction rules load on first use
 
     prompt_messages, known, kinds = parse_extract_prompt(messages)
-    actions = rules.extract(prompt_messages, known, kinds)
+    actions = extract(prompt_messages, known, kinds)
     if not actions:
         return _json({"actions": actions})
     old = {m.handle for m in prompt_messages if m.old}
-    return _json({"actions": actions, "summary": summarize(_after(known, actions, old))})
+    return _json({"actions": actions, "summary": summary_from_signals(_after(known, actions, old))})
 
 
 def _after(known: list, actions: list[dict], old: set[str]) -> list[SummaryLine]:

@@ -6,9 +6,9 @@ apart from "the answer is invalid" (answers.InvalidAnswer), which is never retri
 ModelMisconfigured), which no retry and no other user can fix: the run stops at the first one. A retry waits
 at least what the provider's Retry-After header asks (up to AGENT_SIGNALS_RETRY_AFTER_MAX_S).
 
-Every call carries the provider settings (AGENT_SIGNALS_API_BASE, _API_KEY, _EXTRA_HEADERS) when they are set,
-and, for providers that cache prompts only when asked (Anthropic), a cache hint on the fixed system prompt;
-the prompt tokens the provider read from its cache are counted.
+Every call carries the provider settings and cache hints of providers.py; the prompt tokens the provider
+read from its cache are counted, with the call's cost. Pacing under a provider's quota is pacing.py's, and
+the offline provider's registration providers.py's.
 
 An answer cut at its token budget (finish_reason `length`) is asked again once with a larger budget, then
 TruncatedAnswer.
@@ -27,10 +27,10 @@ from typing import TypeVar
 
 import litellm
 
+from agent_signals.adapters.providers import provider_kwargs, with_cache_hints
 from agent_signals.adapters.structured import response_format
-from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
+from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals_offline.provider import PROVIDER, OfflineRules
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -155,141 +155,6 @@ class TruncatedAnswer(ModelUnavailable):
             spent.attempts,
         )
         self.spent = spent
-
-
-def estimate_tokens(messages: list[dict]) -> int:
-    """A cheap upper estimate of a prompt's tokens (about 3 characters a token), for pacing only."""
-    return sum(len(m.get("content") or "") for m in messages) // 3 + 4 * len(messages)
-
-
-class RateLimiter:
-    """Paces calls under requests-per-minute and tokens-per-minute limits (None: no limit), so a run
-    stays under a provider's quota instead of collecting 429s. Continuous token buckets; `clock` and
-    `sleep` are injectable for tests."""
-
-    def __init__(
-        self,
-        requests_per_minute: int | None,
-        tokens_per_minute: int | None,
-        *,
-        clock: Callable[[], float] | None = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-    ) -> None:
-        import time
-
-        self.rpm, self.tpm = requests_per_minute, tokens_per_minute
-        self.clock = clock or time.monotonic
-        self.sleep = sleep or asyncio.sleep
-        self.requests = float(requests_per_minute or 0)
-        self.tokens = float(tokens_per_minute or 0)
-        self.updated = self.clock()
-        self.lock = asyncio.Lock()
-
-    def _refill(self) -> None:
-        now = self.clock()
-        elapsed = now - self.updated
-        self.updated = now
-        if self.rpm:
-            self.requests = min(float(self.rpm), self.requests + elapsed * self.rpm / 60)
-        if self.tpm:
-            self.tokens = min(float(self.tpm), self.tokens + elapsed * self.tpm / 60)
-
-    async def acquire(self, tokens: int) -> None:
-        if not self.rpm and not self.tpm:
-            return
-        if self.tpm:
-            tokens = min(tokens, self.tpm)  # one call larger than the whole minute's quota still goes
-        async with self.lock:  # first come, first served
-            while True:
-                self._refill()
-                waits = []
-                if self.rpm and self.requests < 1:
-                    waits.append((1 - self.requests) * 60 / self.rpm)
-                if self.tpm and self.tokens < tokens:
-                    waits.append((tokens - self.tokens) * 60 / self.tpm)
-                if not waits:
-                    break
-                await self.sleep(max(waits))
-            if self.rpm:
-                self.requests -= 1
-            if self.tpm:
-                self.tokens -= tokens
-
-
-def register_offline(latency_s: float = 0.0, embedding_model: str = OFFLINE_EMBEDDING_MODEL) -> None:
-    """Route `offline/...` model strings to the built-in offline models (idempotent)."""
-    handler = OfflineRules(latency_s=latency_s)
-    litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != PROVIDER] + [
-        {"provider": PROVIDER, "custom_handler": handler}
-    ]
-    litellm.register_model(
-        {
-            OFFLINE_MODEL: {
-                "max_tokens": 8192,
-                "max_input_tokens": 128000,
-                "max_output_tokens": 8192,
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "cache_creation_input_token_cost": 0.0,
-                "cache_read_input_token_cost": 0.0,
-                "litellm_provider": PROVIDER,
-                "mode": "chat",
-            },
-            **(
-                {
-                    embedding_model: {
-                        "max_input_tokens": 8192,
-                        "input_cost_per_token": 0.0,
-                        "output_cost_per_token": 0.0,
-                        "cache_creation_input_token_cost": 0.0,
-                        "cache_read_input_token_cost": 0.0,
-                        "litellm_provider": PROVIDER,
-                        "mode": "embedding",
-                    }
-                }
-                if embedding_model.startswith(f"{PROVIDER}/")
-                else {}
-            ),
-        }
-    )
-
-
-def provider_kwargs(settings: Settings) -> dict:
-    """The provider settings litellm takes per call, only those set (unset: litellm's own, from the
-    provider's environment variables)."""
-    kwargs: dict = {}
-    if settings.api_base:
-        kwargs["api_base"] = settings.api_base
-    if settings.api_key is not None:
-        kwargs["api_key"] = settings.api_key.get_secret_value()
-    if settings.extra_headers:
-        kwargs["extra_headers"] = dict(settings.extra_headers)
-    return kwargs
-
-
-# Providers that cache a prompt's prefix only where the request marks it (OpenAI, DeepSeek and others cache
-# long prefixes by themselves; Gemini's context caching is a separate API).
-CACHE_CONTROL_PROVIDERS = frozenset({"anthropic"})
-
-
-def _provider(model: str) -> str:
-    try:
-        return litellm.get_llm_provider(model)[1]
-    except Exception:  # a model string litellm cannot place: its prefix, if any
-        return model.partition("/")[0] if "/" in model else ""
-
-
-def with_cache_hints(messages: list[dict], model: str) -> list[dict]:
-    """The messages as sent to `model`: for a provider in CACHE_CONTROL_PROVIDERS, the system prompt (fixed,
-    first) as a text block marked for the prompt cache; for the others, the messages unchanged."""
-    if _provider(model) not in CACHE_CONTROL_PROVIDERS:
-        return messages
-    return [
-        {**m, "content": [{"type": "text", "text": m["content"], "cache_control": {"type": "ephemeral"}}]}
-        if m.get("role") == "system" and isinstance(m.get("content"), str)
-        else m
-        for m in messages
-    ]
 
 
 def cached_tokens(usage: object) -> int:

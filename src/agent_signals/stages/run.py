@@ -28,7 +28,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from agent_signals.adapters import expectations as quality
-from agent_signals.adapters import llm, structured
+from agent_signals.adapters import llm, pacing, providers, structured
 from agent_signals.config import Settings
 from agent_signals.core.answers import (
     InvalidAnswer,
@@ -218,7 +218,7 @@ async def open_run(
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
-    llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
+    providers.register_offline(settings, settings.offline_latency_ms / 1000)
     window = window or Window(until=datetime.now(UTC))
     ledger = await db.aconnect(url, autocommit=True)
     run_id = uuid4()
@@ -500,7 +500,7 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     users' locks; its figures are returned to the run (merge), which alone writes the ledger."""
     settings = spec.settings
     url = db.database_url(settings)
-    llm.register_offline(settings.offline_latency_ms / 1000, settings.embedding_model)
+    providers.register_offline(settings, settings.offline_latency_ms / 1000)
     ledger = await db.aconnect(url, autocommit=True)
     pool = _pool(url, settings, spec.run_id)
     ctx = RunContext(
@@ -525,7 +525,7 @@ class Pacing:
     the number of extractions in flight (AGENT_SIGNALS_CONCURRENCY), however many shards run at once.
     Across processes, AGENT_SIGNALS_PREFECT_RATE_LIMIT paces calls through Prefect."""
 
-    limiter: llm.RateLimiter
+    limiter: pacing.RateLimiter
     model_slots: asyncio.Semaphore
 
 
@@ -534,7 +534,7 @@ def _pacing(settings: Settings) -> Pacing:
     key = (settings.requests_per_minute, settings.tokens_per_minute, settings.concurrency,
            asyncio.get_running_loop())  # fmt: skip
     if _shared_pacing is None or _shared_pacing[0] != key:
-        limiter = llm.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
+        limiter = pacing.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
         _shared_pacing = (key, Pacing(limiter, asyncio.Semaphore(settings.concurrency)))
     return _shared_pacing[1]
 
@@ -758,7 +758,7 @@ async def embed_safely(
 
 async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
     """One model call of this run, paced by the run's rate limits and counted in its figures."""
-    await ctx.pacing.limiter.acquire(llm.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
+    await ctx.pacing.limiter.acquire(pacing.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
     if ctx.settings.prefect_rate_limit:  # one pace for every process and worker of the deployment
         from prefect.concurrency.asyncio import rate_limit
 

@@ -20,8 +20,8 @@ from agent_signals.config import Settings
 from agent_signals.core.answers import parse_summary_answer
 from agent_signals.core.prompts import SummaryLine, prompt_set
 from agent_signals.core.screen import screen_text
+from agent_signals.core.summary_text import summary_from_signals
 from agent_signals.store.sqlfiles import query
-from agent_signals_offline.summarize import summarize as summary_from_signals
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from agent_signals.adapters import llm
+from agent_signals.adapters import llm, providers
 from agent_signals.config import Settings
 from agent_signals.core.text import normalize_content
 from agent_signals.errors import AgentSignalsError
@@ -126,14 +126,14 @@ async def _embed_user(settings: Settings, user_id: str) -> int:
 
 def embed_user_signals(settings: Settings, user_id: str) -> int:
     """Embed the user's signals that have none yet (added by hand), so search finds them at once."""
-    llm.register_offline(embedding_model=settings.embedding_model)
+    providers.register_offline(settings)
     return asyncio.run(_embed_user(settings, user_id))
 
 
 def search(
     conn: psycopg.Connection, settings: Settings, text: str, *, user_id: str | None, limit: int = 10
 ) -> list[dict[str, Any]]:
-    llm.register_offline(embedding_model=settings.embedding_model)
+    providers.register_offline(settings)
     vector = asyncio.run(llm.embed([text], settings)).vectors[0]
     cur = conn.cursor(row_factory=dict_row)
     return cur.execute(

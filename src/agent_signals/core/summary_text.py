@@ -1,5 +1,7 @@
-"""The offline model's answer to prompts/summarize/v1: a deterministic paragraph built from the signals
-themselves (contents are third person without a subject, so "The user" + content reads as a sentence)."""
+"""A user's summary written from their signals themselves, without a model: a deterministic paragraph
+(contents are third person without a subject, so "The user" + content reads as a sentence). The summary
+stage falls back to it when the model's paragraph fails screening; the offline model answers
+prompts/summarize/v1 with it."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ def _sentence(subject: str, parts: list[str]) -> str:
     return f"{subject} {listed}."
 
 
-def summarize(signals: list[SummaryLine]) -> str:
+def summary_from_signals(signals: list[SummaryLine]) -> str:
+    """Identity (the user's own and core signals), then what is recent, within the summary's words."""
     identity = [s.content for s in signals if s.bucket in ("manual", "core")]
     recent = [s.content for s in signals if s.bucket == "contextual"]
     sentences: list[str] = []
