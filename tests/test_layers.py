@@ -42,7 +42,9 @@ def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -136,6 +138,8 @@ def test_no_import_cycles():
 def test_the_check_sees_a_wrong_import(tmp_path):
     """The checker itself: an upward import in a module is found."""
     module = tmp_path / "probe.py"
-    module.write_text("from agent_signals.stages import run\n\ndef f():\n    from agent_signals.cli import main\n")
+    module.write_text(
+        "from agent_signals.stages import scan\n\ndef f():\n    from agent_signals.cli import main\n"
+    )
     found = imports_of(module, "agent_signals.core.probe", set(modules()))
-    assert {"agent_signals.stages.run", "agent_signals.cli"} <= found
+    assert {"agent_signals.stages.scan", "agent_signals.cli"} <= found

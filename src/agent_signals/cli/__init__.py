@@ -149,7 +149,7 @@ def _run_flow(flow_call: Coroutine[Any, Any, dict]) -> dict:
     pipeline.on_interrupt), prints one line and exits 128 + the signal's number."""
     import logging
 
-    from agent_signals.stages import run as pipeline
+    from agent_signals.stages import lifecycle as pipeline
 
     explained = _DropExplained()
     loggers = [logging.getLogger(name) for name in ("prefect.flow_runs", "prefect.task_runs")]
@@ -218,7 +218,7 @@ def backfill_cmd(
     """Replay a window through the same stages, slice by slice (idempotent, resumable)."""
     from agent_signals.core import windows
     from agent_signals.flows.backfill import backfill_signals
-    from agent_signals.stages import run as pipeline
+    from agent_signals.stages import lifecycle as pipeline
 
     settings = _settings(ctx)
     since, until = _utc(since), _utc(until)

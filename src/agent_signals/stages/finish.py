@@ -15,7 +15,8 @@ from agent_signals.core.answers import InvalidAnswer
 from agent_signals.core.prompts import SummaryLine, render_summarize
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.stages import summaries
-from agent_signals.stages.run import RunContext, complete, stage
+from agent_signals.stages.calls import complete
+from agent_signals.stages.context import RunContext, stage
 from agent_signals.store import db
 from agent_signals.store.sqlfiles import query
 
