@@ -13,7 +13,7 @@ from agent_signals.core import windows as backfill
 from agent_signals.flows.extract import finish_run, process_shards
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import task_runner
-from agent_signals.stages import lifecycle, scan
+from agent_signals.stages import context, lifecycle, scan
 from agent_signals.store.source import Window
 
 
@@ -24,6 +24,7 @@ async def backfill_signals(
     users: list[str] | None = None,
     slice: str = "1d",
     dry_run: bool = False,
+    listeners: context.RunListeners | None = None,
 ) -> dict:
     settings = Settings()
     backfill.check_window(since, until)
@@ -33,7 +34,7 @@ async def backfill_signals(
     window = Window(until=until, since=since, users=tuple(users) if users else None, ignore_watermarks=True)
     async with lifecycle.open_run(
         settings, kind="backfill", flow_run_id=flow_run.get_id(), window=window, dry_run=dry_run,
-        parameters=parameters,
+        parameters=parameters, listeners=listeners,
     ) as run:  # fmt: skip
         key = backfill.backfill_key(since, until, users, step, run.prompt_version)
         done = set() if dry_run else await scan.finished_slices(run, key)

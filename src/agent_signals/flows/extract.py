@@ -66,9 +66,11 @@ async def finish_run(run: context.RunContext) -> None:
 
 
 @flow(name="extract-signals", task_runner=task_runner(Settings()))
-async def extract_signals(kind: str = "scheduled") -> dict:
+async def extract_signals(kind: str = "scheduled", listeners: context.RunListeners | None = None) -> dict:
     settings = Settings()
-    async with lifecycle.open_run(settings, kind=kind, flow_run_id=flow_run.get_id()) as run:
+    async with lifecycle.open_run(
+        settings, kind=kind, flow_run_id=flow_run.get_id(), listeners=listeners
+    ) as run:
         await scan.embed_missing(run)
         await process_shards(run, await scan.scan(run))
         await finish_run(run)

@@ -32,6 +32,22 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+@dataclass(frozen=True)
+class RunListeners:
+    """What the caller of a run hears of it in the run's own process (the CLI passes them to the flow; a
+    deployment's flow run has none).
+
+    progress(user ids, messages): after each shard's figures reach the run (shards.merge), the users it
+    attempted and their messages (the CLI's progress bar).
+    interrupted(signal, summary): the run stops on SIGINT and SIGTERM (without it, a deployment's flow run
+    keeps Prefect's own handling): its writes in flight are cut off (rolled back), its ledger row says
+    `interrupted` with the figures of what it committed, then this is called, and it must end the process
+    (summary None: a dry run, or a run not recorded yet). See lifecycle.open_run."""
+
+    progress: Callable[[list[str], int], None] | None = None
+    interrupted: Callable[[int, dict | None], None] | None = None
+
+
 @dataclass
 class RunContext:
     settings: Settings
@@ -45,7 +61,7 @@ class RunContext:
     pacing: Pacing
     dry_run: bool = False
     status: str = "running"
-    progress: Callable[[list[str], int], None] | None = None  # (user ids, messages) done, for progress bars
+    listeners: RunListeners = field(default_factory=RunListeners)  # the CLI's, in its process
     already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
     rehearsal: Rehearsal | None = None  # a replay's (dry run only): see Rehearsal
 

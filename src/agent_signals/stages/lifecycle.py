@@ -22,33 +22,20 @@ from agent_signals.adapters import llm, structured
 from agent_signals.config import Settings
 from agent_signals.core.batching import prompt_version
 from agent_signals.core.redaction import redacting_logger
-from agent_signals.stages.context import RunContext, RunSpec, forget_stop, raise_if_stopped, shared_pacing
+from agent_signals.stages.context import (
+    RunContext,
+    RunListeners,
+    RunSpec,
+    forget_stop,
+    raise_if_stopped,
+    shared_pacing,
+)
 from agent_signals.store import db, runs
 from agent_signals.store.migrate import check_current
 from agent_signals.store.source import Window
 from agent_signals.store.sqlfiles import query
 
 log = redacting_logger(__name__)
-
-
-_progress_listener: Callable[[list[str], int], None] | None = None
-_interrupt_listener: Callable[[int, dict | None], None] | None = None
-
-
-def on_progress(listener: Callable[[list[str], int], None] | None) -> None:
-    """Have runs started in this process report (user ids, messages) done after each shard (the CLI's
-    progress bar). None stops it."""
-    global _progress_listener
-    _progress_listener = listener
-
-
-def on_interrupt(listener: Callable[[int, dict | None], None] | None) -> None:
-    """Have runs started in this process stop on SIGINT and SIGTERM (the CLI; a deployment's flow run keeps
-    Prefect's own handling): the run's writes in flight are cut off (rolled back), its ledger row says
-    `interrupted` with the figures of what it committed, then `listener(signal, summary)` is called, which
-    must end the process (summary None: a dry run, or a run not recorded yet). None stops it."""
-    global _interrupt_listener
-    _interrupt_listener = listener
 
 
 @asynccontextmanager
@@ -60,8 +47,10 @@ async def open_run(
     window: Window | None = None,
     dry_run: bool = False,
     parameters: dict | None = None,
+    listeners: RunListeners | None = None,
 ) -> AsyncIterator[RunContext]:
-    """Check the schema, record the run (not for a dry run), open the pool; on exit write the ledger."""
+    """Check the schema, record the run (not for a dry run), open the pool; on exit write the ledger.
+    `listeners` (the CLI's) hear the run's progress and, when given `interrupted`, stop it on a signal."""
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
@@ -82,7 +71,7 @@ async def open_run(
         runs.RunStats(),
         pacing,
         dry_run,
-        progress=_progress_listener,
+        listeners=listeners or RunListeners(),
     )
     error = None
     ctx.stop.pools.add(pool)
@@ -160,7 +149,7 @@ class _Signals:
 
 
 def _catch_signals(ctx: RunContext, url: str, recorded: Callable[[], bool]) -> _Signals:
-    listener = _interrupt_listener
+    listener = ctx.listeners.interrupted
     if listener is None:
         return _Signals(None)
     loop = asyncio.get_running_loop()
@@ -235,7 +224,7 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     pool = _pool(url, settings, spec.run_id)
     ctx = RunContext(
         settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),
-        shared_pacing(settings), spec.dry_run, progress=_progress_listener, already_spent=spec.already_spent,
+        shared_pacing(settings), spec.dry_run, already_spent=spec.already_spent,
     )  # fmt: skip
     ctx.stop.pools.add(pool)
     try:

@@ -89,8 +89,11 @@ async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
 
 
 async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
-    """Add a shard's figures to the run's and write the ledger (not for a dry run)."""
+    """Add a shard's figures to the run's, write the ledger (not for a dry run) and tell the run's progress
+    listener which users the shard attempted."""
     ctx.stats.merge(shard_stats)
+    if ctx.listeners.progress and shard_stats.user_ids:
+        ctx.listeners.progress(sorted(shard_stats.user_ids), shard_stats.messages)
     if not ctx.dry_run and ctx.stop.signal is None:
         await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
 
@@ -140,5 +143,3 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     done = [b for b, _p in extracted if b.user_id in started]
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
-    if ctx.progress:
-        ctx.progress([b.user_id for b in done], sum(len(b.messages) for b in done))
