@@ -17,7 +17,7 @@ from prefect.runtime import flow_run
 from agent_signals.config import Settings
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
-from agent_signals.stages import context, finish, lifecycle, scan
+from agent_signals.stages import checks, context, decay, lifecycle, refresh, retract, scan, summarize
 from agent_signals.stages import shards as sharding
 from agent_signals.store.runs import RunStats
 from agent_signals.store.source import Pending
@@ -58,11 +58,11 @@ async def finish_run(run: context.RunContext) -> None:
     """The stages after the writes (none for a dry run, which writes nothing)."""
     if run.dry_run:
         return
-    await finish.retract_orphans(run)
-    await finish.decay(run)
-    failed_summaries = await finish.summarize(run)
-    await finish.refresh_views(run, keep_dirty=failed_summaries)
-    await finish.check_tables(run)
+    await retract.retract_orphans(run)
+    await decay.decay(run)
+    failed_summaries = await summarize.summarize(run)
+    await refresh.refresh_views(run, keep_dirty=failed_summaries)
+    await checks.check_tables(run)
 
 
 @flow(name="extract-signals", task_runner=task_runner(Settings()))
