@@ -17,6 +17,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
+from agent_signals.core import decay
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.redaction import redact_fields, redact_value
 from agent_signals.core.screen import redact
@@ -162,7 +163,7 @@ class _Writer:
             "prompt_version": self.prov.prompt_version,
             "model": self.prov.model,
             **_cited(proposal),
-            **self.settings.decay_params(self.at),
+            **decay.query_params(self.settings, self.at),
         }
         created = await self.one("insert_signal", params)  # with its `create` event and its evidence
         if created is None:

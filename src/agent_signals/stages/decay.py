@@ -4,6 +4,7 @@ queryable, out of the context views)."""
 
 from __future__ import annotations
 
+from agent_signals.core import decay as formula
 from agent_signals.stages.context import RunContext, stage
 from agent_signals.store.sqlfiles import query
 
@@ -13,7 +14,7 @@ async def decay(ctx: RunContext) -> int:
     """Recompute decay scores of all active inferred signals (one statement) and archive contextual ones
     under the threshold. Returns how many were archived."""
     settings = ctx.settings
-    params = {**settings.decay_params(ctx.until), "run_id": ctx.run_id}
+    params = {**formula.query_params(settings, ctx.until), "run_id": ctx.run_id}
     async with ctx.pool.connection() as conn, conn.transaction():
         archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
         await conn.execute(query(settings, "update_decay"), params)

@@ -10,6 +10,7 @@ from uuid import uuid4
 
 from agent_signals.adapters.structured import answer_mode
 from agent_signals.config import Settings
+from agent_signals.core import decay
 from agent_signals.core.batching import prompt_version
 from agent_signals.store import db, runs
 from agent_signals.store.migrate import check_current
@@ -18,7 +19,7 @@ from agent_signals.store.sqlfiles import query
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:
     """The kinds of work a run would have to do now (empty: none)."""
-    params = {**settings.decay_params(until), "summaries": settings.summaries}
+    params = {**decay.query_params(settings, until), "summaries": settings.summaries}
     with db.session(settings) as conn:
         check_current(conn, settings)
         return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
