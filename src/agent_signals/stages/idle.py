@@ -39,7 +39,7 @@ async def _record(settings: Settings, kind: str, until: datetime) -> dict:
         await runs.abandon_dead_runs(ledger, settings)
         await runs.start_run(
             ledger, settings, run_id=run_id, kind=kind, window_start=None, window_end=until,
-            prompt_version=prompt_version(settings), flow_run_id=None,
+            prompt_version=prompt_version(settings), flow_run_id=None, answer_mode=answer_mode(settings),
         )  # fmt: skip
         await runs.update_run(ledger, settings, run_id, stats, "succeeded")
     return stats.summary(run_id, kind, "succeeded", answer_mode=answer_mode(settings))

@@ -93,6 +93,7 @@ async def open_run(
                 window_end=window.until,
                 prompt_version=ctx.prompt_version,
                 flow_run_id=flow_run_id,
+                answer_mode=structured.answer_mode(settings),
                 parameters=parameters,
             )
             recorded = True

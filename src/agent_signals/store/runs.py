@@ -13,7 +13,6 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-from agent_signals.adapters.structured import answer_mode
 from agent_signals.config import Settings
 from agent_signals.core import retries
 from agent_signals.core.redaction import redact_answer
@@ -170,9 +169,11 @@ async def start_run(
     window_end: datetime,
     prompt_version: str,
     flow_run_id: UUID | None,
+    answer_mode: str,
     parameters: dict | None = None,
 ) -> None:
-    """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life)."""
+    """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life).
+    `answer_mode`: how the model is asked for JSON (adapters/structured.py's answer_mode)."""
     if kind not in RUN_KINDS:
         raise ValueError(f"run kind must be one of {RUN_KINDS}, got {kind!r}")
     await conn.execute(query(settings, "hold_run_lock"), {"run_id": run_id})
@@ -186,7 +187,7 @@ async def start_run(
             "window_end": window_end,
             "model": settings.model,
             "prompt_version": prompt_version,
-            "answer_mode": answer_mode(settings),
+            "answer_mode": answer_mode,
             "parameters": Jsonb(parameters) if parameters is not None else None,
         },
     )
