@@ -22,8 +22,8 @@ from agent_signals.core.batching import SourceMessage
 from agent_signals.core.redaction import redact_fields, redact_value
 from agent_signals.core.screen import redact
 from agent_signals.core.validate import Proposal, Rejection
-from agent_signals.stages.embed import vector_text
 from agent_signals.stages.reconcile import Decide, enforce_cap
+from agent_signals.store.embeddings import vector_text
 from agent_signals.store.sqlfiles import query
 
 # Outcomes after which the model's summary no longer describes what was written.

@@ -20,6 +20,7 @@ from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screen import screen, screen_text
 from agent_signals.core.validate import Proposal, Rejection, validate_answer
+from agent_signals.stages import embed
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext
 from agent_signals.stages.failures import UserFailed, fail
@@ -136,20 +137,17 @@ async def extract_safely(
         return batch, None
 
 
-EMBED_BATCH = 256  # texts per embedding call
-
-
 async def embed_safely(
     ctx: RunContext, ready: dict[str, tuple[UserBatch, Extracted]]
 ) -> dict[str, tuple[UserBatch, Extracted]]:
-    """Embed the proposals of all the batch's users in as few calls as possible (EMBED_BATCH texts each,
+    """Embed the proposals of all the batch's users in as few calls as possible (embed.BATCH texts each,
     none when there is nothing to write). Never raises: the users of a failed call are recorded and left
     out (retried next run); the others are returned with their proposals embedded."""
     texts = [(user_id, i, p.content) for user_id, (_b, e) in ready.items() for i, p in enumerate(e.proposals)]
     vectors: dict[tuple[str, int], tuple[float, ...]] = {}
     failed: set[str] = set()
-    for start in range(0, len(texts), EMBED_BATCH):
-        chunk = texts[start : start + EMBED_BATCH]
+    for start in range(0, len(texts), embed.BATCH):
+        chunk = texts[start : start + embed.BATCH]
         try:
             result = await llm.embed([text for _u, _i, text in chunk], ctx.settings)
         except llm.ModelMisconfigured as exc:

@@ -12,9 +12,8 @@ from agent_signals.adapters.structured import answer_mode
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.batching import prompt_version
-from agent_signals.store import db, runs
+from agent_signals.store import db, runs, upkeep
 from agent_signals.store.migrate import check_current
-from agent_signals.store.sqlfiles import query
 
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:
@@ -22,7 +21,7 @@ def pending_work(settings: Settings, until: datetime) -> list[str]:
     params = {**decay.query_params(settings, until), "summaries": settings.summaries}
     with db.session(settings) as conn:
         check_current(conn, settings)
-        return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
+        return upkeep.pending_work(conn, settings, params)
 
 
 def record_if_idle(settings: Settings, kind: str) -> dict | None:

@@ -33,7 +33,6 @@ from agent_signals.stages.context import (
 from agent_signals.store import db, runs
 from agent_signals.store.migrate import check_current
 from agent_signals.store.source import Window
-from agent_signals.store.sqlfiles import query
 
 log = redacting_logger(__name__)
 
@@ -181,9 +180,8 @@ async def _interrupted(
     try:
         async with await db.aconnect(url, autocommit=True) as conn:
             name = _application_name(ctx.run_id)
-            await conn.execute(query(settings, "end_run_sessions"), {"application_name": name})
-            cur = await conn.execute(query(settings, "committed_by_run"), {"run_id": ctx.run_id})
-            users, conversations, actions = await cur.fetchone()
+            await runs.end_sessions(conn, settings, name)
+            users, conversations, actions = await runs.committed_by_run(conn, settings, ctx.run_id)
             # a snapshot: shards still finishing in this loop go on adding to ctx.stats while we write
             stats = replace(ctx.stats, users=users, conversations=conversations, actions=Counter(actions))
             ctx.status = "interrupted"

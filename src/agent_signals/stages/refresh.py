@@ -8,7 +8,7 @@ import asyncio
 from datetime import UTC, datetime
 
 from agent_signals.stages.context import RunContext, stage
-from agent_signals.store.sqlfiles import query
+from agent_signals.store import upkeep
 
 
 @stage("refresh")
@@ -20,12 +20,8 @@ async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
     settings = ctx.settings
     started = datetime.now(UTC)
     async with ctx.pool.connection() as conn:
-        await conn.execute(query(settings, "take_dirty_users"), {"run_id": ctx.run_id})
+        await upkeep.take_dirty_users(conn, settings, ctx.run_id)
     result = await asyncio.to_thread(views.refresh, settings, ctx.run_id)
     ctx.stats.refresh_s = result.seconds
-    async with ctx.pool.connection() as conn, conn.transaction():
-        await conn.execute(
-            query(settings, "clear_dirty_users"), {"run_id": ctx.run_id, "refresh_started": started}
-        )
-        if keep_dirty:  # their summary failed: the next run tries again
-            await conn.execute(query(settings, "mark_dirty"), {"user_ids": keep_dirty})
+    async with ctx.pool.connection() as conn:  # those whose summary failed stay dirty: the next run retries
+        await upkeep.clear_dirty_users(conn, settings, ctx.run_id, started, keep=keep_dirty)

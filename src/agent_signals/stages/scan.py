@@ -8,8 +8,8 @@ from datetime import datetime
 
 from agent_signals.stages import embed as embeddings
 from agent_signals.stages.context import RunContext, stage
+from agent_signals.store import runs
 from agent_signals.store.source import Pending, pending_users
-from agent_signals.store.sqlfiles import query
 
 
 @stage("scan")
@@ -25,26 +25,20 @@ async def scan(ctx: RunContext) -> list[Pending]:
 
 
 async def finished_slices(ctx: RunContext, backfill_key: str) -> set[datetime]:
+    """The slices of this backfill that an earlier run finished cleanly: not redone."""
     async with ctx.pool.connection() as conn:
-        cur = await conn.execute(query(ctx.settings, "finished_slices"), {"backfill_key": backfill_key})
-        return {row[0] for row in await cur.fetchall()}
+        return await runs.finished_slices(conn, ctx.settings, backfill_key)
 
 
 async def record_slice(
     ctx: RunContext, backfill_key: str, start: datetime, end: datetime, pending: list[Pending]
 ) -> None:
+    """A slice finished with no failure and no skipped user: the next run of this backfill skips it."""
     async with ctx.pool.connection() as conn:
-        await conn.execute(
-            query(ctx.settings, "record_slice"),
-            {
-                "backfill_key": backfill_key,
-                "slice_start": start,
-                "slice_end": end,
-                "run_id": ctx.run_id,
-                "users": len(pending),
-                "messages": sum(p.messages for p in pending),
-            },
-        )
+        await runs.record_slice(
+            conn, ctx.settings, backfill_key=backfill_key, start=start, end=end, run_id=ctx.run_id,
+            users=len(pending), messages=sum(p.messages for p in pending),
+        )  # fmt: skip
 
 
 @stage("embed_missing")

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from uuid import UUID
 
-from psycopg.types.json import Jsonb
-
 from agent_signals.adapters import expectations as quality
 from agent_signals.config import Settings
 from agent_signals.stages.apply_users import apply_safely
@@ -22,7 +20,6 @@ from agent_signals.stages.extract import embed_safely, extract_safely
 from agent_signals.stages.lifecycle import join_run
 from agent_signals.store import db, runs
 from agent_signals.store.source import Pending, load_batches
-from agent_signals.store.sqlfiles import query
 
 
 @dataclass(frozen=True)
@@ -72,20 +69,16 @@ async def record_shard_run(
 ) -> None:
     """A shard processed as its own flow run leaves its figures for the run that handed it out."""
     async with await db.aconnect(db.database_url(spec.settings), autocommit=True) as conn:
-        await conn.execute(
-            query(spec.settings, "record_shard_run"),
-            {"run_id": spec.run_id, "batch": batch, "shard": shard.number, "part": shard.part,
-             "flow_run_id": flow_run_id, "stats": Jsonb(stats.aggregates())},
+        await runs.record_shard_run(
+            conn, spec.settings, run_id=spec.run_id, batch=batch, shard=shard.number, part=shard.part,
+            flow_run_id=flow_run_id, stats=stats,
         )  # fmt: skip
 
 
 async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
     """The figures one hand-out of shard flow runs left (see record_shard_run)."""
     async with ctx.pool.connection() as conn:
-        cur = await conn.execute(
-            query(ctx.settings, "shard_run_stats"), {"run_id": ctx.run_id, "batch": batch}
-        )
-        return [runs.RunStats.from_aggregates(stats) for _shard, _part, stats in await cur.fetchall()]
+        return await runs.shard_run_stats(conn, ctx.settings, ctx.run_id, batch)
 
 
 async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:

@@ -13,7 +13,7 @@ from agent_signals.core.redaction import redacting_logger
 from agent_signals.stages import summaries
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext, stage
-from agent_signals.store.sqlfiles import query
+from agent_signals.store import upkeep
 
 log = redacting_logger(__name__)
 
@@ -51,5 +51,5 @@ async def summarize(ctx: RunContext) -> list[str]:
     changed = sorted({c.user_id for c in todo} - set(failed))
     if changed:  # a summary is part of the views: these users' rows are refreshed too
         async with ctx.pool.connection() as conn:
-            await conn.execute(query(ctx.settings, "mark_dirty"), {"user_ids": changed})
+            await upkeep.mark_dirty(conn, ctx.settings, changed)
     return failed
