@@ -50,6 +50,9 @@ class RunListeners:
 
 @dataclass
 class RunContext:
+    """One run as every stage sees it (or, joined from a shard's worker, the part of it this process does:
+    lifecycle.join_run): what to read, where to write, and the figures that go to the ledger."""
+
     settings: Settings
     run_id: UUID
     kind: str
@@ -147,7 +150,7 @@ def raise_if_stopped(ctx: RunContext) -> None:
 
 class Rehearsal(Protocol):
     """What a replay (replay.py) changes in a dry run's stages: what the model is shown, and what happens
-    around each user's apply, inside one transaction that is always rolled back (_rehearsed)."""
+    around each user's apply, inside one transaction that is always rolled back (apply_users._rehearsed)."""
 
     def shown(self, batch: UserBatch) -> UserBatch: ...
 
@@ -229,6 +232,7 @@ class Pacing:
 
 
 def shared_pacing(settings: Settings) -> Pacing:
+    """The pacing of this process and event loop for these limits (made on first use)."""
     global _shared_pacing
     key = (settings.requests_per_minute, settings.tokens_per_minute, settings.concurrency,
            asyncio.get_running_loop())  # fmt: skip
