@@ -139,7 +139,7 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     """The checker itself: an upward import in a module is found."""
     module = tmp_path / "probe.py"
     module.write_text(
-        "from agent_signals.stages import run\n\ndef f():\n    from agent_signals.cli import main\n"
+        "from agent_signals.stages import scan\n\ndef f():\n    from agent_signals.cli import main\n"
     )
     found = imports_of(module, "agent_signals.core.probe", set(modules()))
-    assert {"agent_signals.stages.run", "agent_signals.cli"} <= found
+    assert {"agent_signals.stages.scan", "agent_signals.cli"} <= found

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -252,17 +251,6 @@ class Settings(BaseSettings):
         if bad:
             raise ValueError(f"kinds must be lower-case identifiers, got {bad}")
         return value
-
-    def decay_params(self, at: datetime) -> dict[str, object]:
-        """The parameters of signals.retention (DESIGN.md's decay) and the archive threshold at `at`, as
-        every statement that decides decay takes them (update_decay, archive_decayed, insert_signal,
-        load_pending_messages)."""
-        return {
-            "at": at,
-            "base_days": self.decay_base_days,
-            "boost": self.decay_mention_boost,
-            "threshold": self.archive_below,
-        }
 
     @property
     def sql_dir(self) -> Path:

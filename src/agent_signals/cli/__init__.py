@@ -136,8 +136,9 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
     summary = idle.record_if_idle(_settings(ctx), kind)
     if summary is None:
         from agent_signals.flows.extract import extract_signals
+        from agent_signals.stages.context import RunListeners
 
-        summary = _run_flow(extract_signals(kind=kind))
+        summary = _run_flow(extract_signals(kind=kind, listeners=RunListeners(interrupted=_interrupted)))
     _print_summary(summary, time.monotonic() - started)
     _fail_if_nothing_worked(summary)
     return summary
@@ -145,21 +146,17 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
 
 def _run_flow(flow_call: Coroutine[Any, Any, dict]) -> dict:
     """Run a flow to its end in this process. An error the CLI explains (a misconfigured model, a failed
-    quality gate) is printed once, without Prefect's traceback. SIGINT or SIGTERM stops the run (see
-    pipeline.on_interrupt), prints one line and exits 128 + the signal's number."""
+    quality gate) is printed once, without Prefect's traceback. A flow given RunListeners(interrupted=
+    _interrupted) stops on SIGINT or SIGTERM, prints one line and exits 128 + the signal's number."""
     import logging
-
-    from agent_signals.stages import run as pipeline
 
     explained = _DropExplained()
     loggers = [logging.getLogger(name) for name in ("prefect.flow_runs", "prefect.task_runs")]
     for logger in loggers:
         logger.addFilter(explained)
-    pipeline.on_interrupt(_interrupted)
     try:
         return asyncio.run(flow_call)
     finally:
-        pipeline.on_interrupt(None)
         for logger in loggers:
             logger.removeFilter(explained)
 
@@ -218,7 +215,7 @@ def backfill_cmd(
     """Replay a window through the same stages, slice by slice (idempotent, resumable)."""
     from agent_signals.core import windows
     from agent_signals.flows.backfill import backfill_signals
-    from agent_signals.stages import run as pipeline
+    from agent_signals.stages.context import RunListeners
 
     settings = _settings(ctx)
     since, until = _utc(since), _utc(until)
@@ -233,15 +230,19 @@ def backfill_cmd(
         )
     started = time.monotonic()
     progress = _Progress(total)
-    pipeline.on_progress(progress.update)
+    listeners = RunListeners(progress=progress.update, interrupted=_interrupted)
     try:
         summary = _run_flow(
             backfill_signals(
-                since=since, until=until, users=list(users) or None, slice=slice_, dry_run=dry_run
+                since=since,
+                until=until,
+                users=list(users) or None,
+                slice=slice_,
+                dry_run=dry_run,
+                listeners=listeners,
             )
         )
     finally:
-        pipeline.on_progress(None)
         progress.close()
     _print_summary(summary, time.monotonic() - started)
     if dry_run:

@@ -1,9 +1,9 @@
 """`agent-signals replay`: a candidate prompt over historical messages, compared with the signals stored now,
 without writing anything.
 
-A replay is a dry run of the run's own stages over the window (pipeline.process_shard: load -> extract ->
+A replay is a dry run of the run's own stages over the window (shards.process_shard: load -> extract ->
 validate -> screen -> quality gate -> embed -> apply, with reconciliation when a write crosses the core cap),
-with two differences (pipeline.Rehearsal). The model is shown the user's own signals, never the inferred
+with two differences (context.Rehearsal). The model is shown the user's own signals, never the inferred
 ones, so it states what it would have learned. And each user's apply happens in a transaction that is
 always rolled back, in which the user's active inferred signals citing a message of the window are first set
 aside, so that the candidate's proposals are applied as if the window had never been extracted: under every
@@ -25,7 +25,8 @@ from agent_signals.core.batching import UserBatch, prompt_version
 from agent_signals.core.text import normalize_content as normalize
 from agent_signals.evaluation import evaluate
 from agent_signals.evaluation.evaluate import StoredSignal
-from agent_signals.stages import run as pipeline
+from agent_signals.stages import context, lifecycle, scan
+from agent_signals.stages import shards as sharding
 from agent_signals.store.source import Window
 from agent_signals.store.sqlfiles import query
 
@@ -77,12 +78,12 @@ def compare(written: list[StoredSignal], stored: list[StoredSignal], into: Diff)
 
 @dataclass
 class Comparison:
-    """The pipeline.Rehearsal of a replay: shows the model the user's own signals only, sets the window's
+    """The context.Rehearsal of a replay: shows the model the user's own signals only, sets the window's
     stored signals aside before apply, and compares them with what apply wrote."""
 
     settings: Settings
     window: Window
-    spec: pipeline.RunSpec
+    spec: context.RunSpec
     diff: Diff = field(default_factory=Diff)
     stored: dict[str, list[StoredSignal]] = field(default_factory=dict)
 
@@ -115,12 +116,12 @@ class Comparison:
 async def replay(settings: Settings, window: Window) -> tuple[Diff, dict]:
     """Replay `settings.prompt_version` over the window and compare; returns the diff and the figures of the
     model calls (calls, tokens, cost) and of what apply did (actions, e.g. skipped_tombstone)."""
-    spec = pipeline.RunSpec(settings, uuid4(), "replay", window, prompt_version(settings), True, (0, 0.0))
+    spec = context.RunSpec(settings, uuid4(), "replay", window, prompt_version(settings), True, (0, 0.0))
     comparison = Comparison(settings, window, spec)
-    async with pipeline.join_run(spec) as ctx:
+    async with lifecycle.join_run(spec) as ctx:
         ctx.rehearsal = comparison
-        for shard in pipeline.shards(await pipeline.scan(ctx), settings):
-            await pipeline.process_shard(ctx, list(shard.user_ids))
+        for shard in sharding.shards(await scan.scan(ctx), settings):
+            await sharding.process_shard(ctx, list(shard.user_ids))
     comparison.diff.sort()
     s = ctx.stats
     usage = {

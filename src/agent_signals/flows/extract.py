@@ -17,60 +17,62 @@ from prefect.runtime import flow_run
 from agent_signals.config import Settings
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
-from agent_signals.stages import finish
-from agent_signals.stages import run as pipeline
+from agent_signals.stages import checks, context, decay, lifecycle, refresh, retract, scan, summarize
+from agent_signals.stages import shards as sharding
 from agent_signals.store.runs import RunStats
 from agent_signals.store.source import Pending
 
 
 @task(name="process-shard", cache_policy=NO_CACHE)
-async def process_shard(spec: pipeline.RunSpec, shard: pipeline.Shard) -> RunStats:
-    return await pipeline.run_shard(spec, shard)
+async def process_shard(spec: context.RunSpec, shard: sharding.Shard) -> RunStats:
+    return await sharding.run_shard(spec, shard)
 
 
-async def process_shards(run: pipeline.RunContext, pending: list[Pending]) -> None:
+async def process_shards(run: context.RunContext, pending: list[Pending]) -> None:
     """Each shard is a task: AGENT_SIGNALS_SHARDS_IN_FLIGHT at a time in this process (sharing its model
     concurrency and rate limits), or all at once on the flow's Dask task runner (AGENT_SIGNALS_RUNNER=dask)."""
-    with pipeline.timed(run, "shards"):  # wall time of all shards (stage "process" sums the shards' own)
-        await _process(run, pipeline.shards(pending, run.settings))
-    pipeline.raise_if_stopped(run)  # a misconfigured model ends the run here, before the later stages
+    with context.timed(run, "shards"):  # wall time of all shards (stage "process" sums the shards' own)
+        await _process(run, sharding.shards(pending, run.settings))
+    context.raise_if_stopped(run)  # a misconfigured model ends the run here, before the later stages
 
 
-async def _process(run: pipeline.RunContext, shards: Iterable[pipeline.Shard]) -> None:
+async def _process(run: context.RunContext, shards: Iterable[sharding.Shard]) -> None:
     if run.settings.runner == "deployments" and not run.dry_run:
         await run_shard_deployments(run, list(shards))
         return
     if run.settings.runner == "dask":
         futures = [process_shard.submit(run.spec(), shard) for shard in shards]
         for future in futures:
-            await pipeline.merge(run, future.result())
+            await sharding.merge(run, future.result())
         return
     in_flight = asyncio.Semaphore(run.settings.shards_in_flight)
 
-    async def one(shard: pipeline.Shard) -> None:
+    async def one(shard: sharding.Shard) -> None:
         async with in_flight:
-            await pipeline.merge(run, await process_shard(run.spec(), shard))
+            await sharding.merge(run, await process_shard(run.spec(), shard))
 
     await asyncio.gather(*(one(shard) for shard in shards))
 
 
-async def finish_run(run: pipeline.RunContext) -> None:
+async def finish_run(run: context.RunContext) -> None:
     """The stages after the writes (none for a dry run, which writes nothing)."""
     if run.dry_run:
         return
-    await finish.retract_orphans(run)
-    await finish.decay(run)
-    failed_summaries = await finish.summarize(run)
-    await finish.refresh_views(run, keep_dirty=failed_summaries)
-    await finish.check_tables(run)
+    await retract.retract_orphans(run)
+    await decay.decay(run)
+    failed_summaries = await summarize.summarize(run)
+    await refresh.refresh_views(run, keep_dirty=failed_summaries)
+    await checks.check_tables(run)
 
 
 @flow(name="extract-signals", task_runner=task_runner(Settings()))
-async def extract_signals(kind: str = "scheduled") -> dict:
+async def extract_signals(kind: str = "scheduled", listeners: context.RunListeners | None = None) -> dict:
     settings = Settings()
-    async with pipeline.open_run(settings, kind=kind, flow_run_id=flow_run.get_id()) as run:
-        await pipeline.embed_missing(run)
-        await process_shards(run, await pipeline.scan(run))
+    async with lifecycle.open_run(
+        settings, kind=kind, flow_run_id=flow_run.get_id(), listeners=listeners
+    ) as run:
+        await scan.embed_missing(run)
+        await process_shards(run, await scan.scan(run))
         await finish_run(run)
     await publish_report(run)
     return run.summary()

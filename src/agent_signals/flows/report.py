@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from prefect.artifacts import acreate_markdown_artifact
 
-from agent_signals.stages import run as pipeline
+from agent_signals.stages import context
 from agent_signals.store import db, report
 
 
-async def publish_report(run: pipeline.RunContext) -> None:
+async def publish_report(run: context.RunContext) -> None:
     summary = run.summary()
     if run.dry_run:
         markdown = report.run_markdown(None, run.settings, summary)

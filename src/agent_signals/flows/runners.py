@@ -36,7 +36,7 @@ async def run_shard_deployments(run, shards: list) -> None:
     from prefect.deployments import run_deployment
     from prefect.flow_runs import wait_for_flow_run
 
-    from agent_signals.stages import run as pipeline
+    from agent_signals.stages import shards as sharding
 
     settings = run.settings
     spec = run.spec().to_params()
@@ -60,5 +60,5 @@ async def run_shard_deployments(run, shards: list) -> None:
                 f"shard {shard.number}/{shard.part} flow run {flow_run.id} ended {state}"
             )
             run.stats.failures += 1
-    for stats in await pipeline.shard_run_stats(run, batch):
-        await pipeline.merge(run, stats)
+    for stats in await sharding.shard_run_stats(run, batch):
+        await sharding.merge(run, stats)

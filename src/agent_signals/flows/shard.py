@@ -10,13 +10,14 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from agent_signals.config import Settings
-from agent_signals.stages import run as pipeline
+from agent_signals.stages import context
+from agent_signals.stages import shards as sharding
 
 
 @flow(name="process-shard")
 async def process_shard_run(run: dict, batch: str, shard: dict) -> dict:
-    spec = pipeline.RunSpec.from_params(run, Settings())
-    part = pipeline.Shard.from_params(shard)
-    stats = await pipeline.run_shard(spec, part)
-    await pipeline.record_shard_run(spec, UUID(batch), part, stats, flow_run.get_id())
+    spec = context.RunSpec.from_params(run, Settings())
+    part = sharding.Shard.from_params(shard)
+    stats = await sharding.run_shard(spec, part)
+    await sharding.record_shard_run(spec, UUID(batch), part, stats, flow_run.get_id())
     return stats.aggregates()

@@ -17,12 +17,13 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
+from agent_signals.core import decay
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.redaction import redact_fields, redact_value
 from agent_signals.core.screen import redact
 from agent_signals.core.validate import Proposal, Rejection
-from agent_signals.stages.embed import vector_text
 from agent_signals.stages.reconcile import Decide, enforce_cap
+from agent_signals.store.embeddings import vector_text
 from agent_signals.store.sqlfiles import query
 
 # Outcomes after which the model's summary no longer describes what was written.
@@ -162,7 +163,7 @@ class _Writer:
             "prompt_version": self.prov.prompt_version,
             "model": self.prov.model,
             **_cited(proposal),
-            **self.settings.decay_params(self.at),
+            **decay.query_params(self.settings, self.at),
         }
         created = await self.one("insert_signal", params)  # with its `create` event and its evidence
         if created is None:

@@ -1,4 +1,5 @@
-"""Embeddings of signals: pgvector's text form, and embedding the signals that have none yet."""
+"""Embedding the signals that have none yet (those added by hand through the SQL functions), so that
+near-duplicate checks and search see them (the vectors are stored through store/embeddings.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,9 @@ import psycopg
 
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
-from agent_signals.store.sqlfiles import query
+from agent_signals.store import embeddings
 
-BATCH = 256
-
-
-def vector_text(vector: tuple[float, ...] | list[float] | None) -> str | None:
-    """pgvector's text form, cast with ::vector in SQL (no adapter registration on pooled connections)."""
-    return None if vector is None else "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
+BATCH = 256  # texts per embedding call
 
 
 @dataclass
@@ -33,18 +29,16 @@ async def embed_missing(
     near-duplicate checks and search see them. One embedding call per batch of BATCH signals."""
     usage = EmbedUsage()
     while True:
-        cur = await conn.execute(query(settings, "missing_embeddings"), {"user_id": user_id, "limit": BATCH})
-        rows = await cur.fetchall()
+        rows = await embeddings.missing(conn, settings, user_id, BATCH)
         if not rows:
             return usage
         result = await llm.embed([content for _id, content in rows], settings)
         usage.calls += 1
         usage.tokens += result.prompt_tokens
         usage.cost_usd += result.cost_usd
-        async with conn.transaction():
-            for (signal_id, _content), vector in zip(rows, result.vectors, strict=True):
-                await conn.execute(
-                    query(settings, "set_embedding"),
-                    {"signal_id": signal_id, "embedding": vector_text(vector)},
-                )
+        await embeddings.store(
+            conn,
+            settings,
+            [(signal_id, vector) for (signal_id, _c), vector in zip(rows, result.vectors, strict=True)],
+        )
         usage.signals += len(rows)

@@ -10,18 +10,18 @@ from uuid import uuid4
 
 from agent_signals.adapters.structured import answer_mode
 from agent_signals.config import Settings
+from agent_signals.core import decay
 from agent_signals.core.batching import prompt_version
-from agent_signals.store import db, runs
+from agent_signals.store import db, runs, upkeep
 from agent_signals.store.migrate import check_current
-from agent_signals.store.sqlfiles import query
 
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:
     """The kinds of work a run would have to do now (empty: none)."""
-    params = {**settings.decay_params(until), "summaries": settings.summaries}
+    params = {**decay.query_params(settings, until), "summaries": settings.summaries}
     with db.session(settings) as conn:
         check_current(conn, settings)
-        return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
+        return upkeep.pending_work(conn, settings, params)
 
 
 def record_if_idle(settings: Settings, kind: str) -> dict | None:
@@ -38,7 +38,7 @@ async def _record(settings: Settings, kind: str, until: datetime) -> dict:
         await runs.abandon_dead_runs(ledger, settings)
         await runs.start_run(
             ledger, settings, run_id=run_id, kind=kind, window_start=None, window_end=until,
-            prompt_version=prompt_version(settings), flow_run_id=None,
+            prompt_version=prompt_version(settings), flow_run_id=None, answer_mode=answer_mode(settings),
         )  # fmt: skip
         await runs.update_run(ledger, settings, run_id, stats, "succeeded")
     return stats.summary(run_id, kind, "succeeded", answer_mode=answer_mode(settings))

@@ -1,5 +1,7 @@
-"""The runs ledger (ops.runs) and per-user failures (ops.failures), with the backoff of a failing user and
-the set-aside of the messages their failed attempts kept reading (ops.set_aside; rules in retries.py)."""
+"""The runs ledger (ops.runs, with the figures shard flow runs leave in ops.run_shards and a backfill's
+finished slices), the users' run locks, and per-user failures (ops.failures), with the backoff of a failing
+user and the set-aside of the messages their failed attempts kept reading (ops.set_aside; rules in
+retries.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-from agent_signals.adapters.structured import answer_mode
 from agent_signals.config import Settings
 from agent_signals.core import retries
 from agent_signals.core.redaction import redact_answer
@@ -170,9 +171,11 @@ async def start_run(
     window_end: datetime,
     prompt_version: str,
     flow_run_id: UUID | None,
+    answer_mode: str,
     parameters: dict | None = None,
 ) -> None:
-    """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life)."""
+    """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life).
+    `answer_mode`: how the model is asked for JSON (adapters/structured.py's answer_mode)."""
     if kind not in RUN_KINDS:
         raise ValueError(f"run kind must be one of {RUN_KINDS}, got {kind!r}")
     await conn.execute(query(settings, "hold_run_lock"), {"run_id": run_id})
@@ -186,7 +189,7 @@ async def start_run(
             "window_end": window_end,
             "model": settings.model,
             "prompt_version": prompt_version,
-            "answer_mode": answer_mode(settings),
+            "answer_mode": answer_mode,
             "parameters": Jsonb(parameters) if parameters is not None else None,
         },
     )
@@ -204,6 +207,60 @@ async def update_run(
         query(settings, "update_run"),
         {**stats.as_params(), "run_id": run_id, "status": status, "error": redact(error) if error else None},
     )
+
+
+async def end_sessions(conn: psycopg.AsyncConnection, settings: Settings, application_name: str) -> None:
+    """End the database sessions of an interrupted run (their transactions roll back: those users stay
+    pending)."""
+    await conn.execute(query(settings, "end_run_sessions"), {"application_name": application_name})
+
+
+async def committed_by_run(
+    conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID
+) -> tuple[int, int, dict[str, int]]:
+    """What a run committed, read from the events it wrote: (users, conversations, actions)."""
+    cur = await conn.execute(query(settings, "committed_by_run"), {"run_id": run_id})
+    users, conversations, actions = await cur.fetchone()
+    return users, conversations, actions
+
+
+async def record_shard_run(
+    conn: psycopg.AsyncConnection, settings: Settings, *, run_id: UUID, batch: UUID, shard: int, part: int,
+    flow_run_id: UUID | None, stats: RunStats,
+) -> None:  # fmt: skip
+    """The figures of a shard processed as its own flow run (ops.run_shards), for the run that handed it out."""
+    await conn.execute(
+        query(settings, "record_shard_run"),
+        {"run_id": run_id, "batch": batch, "shard": shard, "part": part, "flow_run_id": flow_run_id,
+         "stats": Jsonb(stats.aggregates())},
+    )  # fmt: skip
+
+
+async def shard_run_stats(
+    conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID, batch: UUID
+) -> list[RunStats]:
+    """The figures one hand-out of shard flow runs left (see record_shard_run)."""
+    cur = await conn.execute(query(settings, "shard_run_stats"), {"run_id": run_id, "batch": batch})
+    return [RunStats.from_aggregates(stats) for _shard, _part, stats in await cur.fetchall()]
+
+
+async def finished_slices(
+    conn: psycopg.AsyncConnection, settings: Settings, backfill_key: str
+) -> set[datetime]:
+    """The slices of a backfill (by its key) that a run finished cleanly: not redone."""
+    cur = await conn.execute(query(settings, "finished_slices"), {"backfill_key": backfill_key})
+    return {row[0] for row in await cur.fetchall()}
+
+
+async def record_slice(
+    conn: psycopg.AsyncConnection, settings: Settings, *, backfill_key: str, start: datetime, end: datetime,
+    run_id: UUID, users: int, messages: int,
+) -> None:  # fmt: skip
+    await conn.execute(
+        query(settings, "record_slice"),
+        {"backfill_key": backfill_key, "slice_start": start, "slice_end": end, "run_id": run_id,
+         "users": users, "messages": messages},
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from agent_signals.config import Settings
+from agent_signals.core import decay
 from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
 from agent_signals.store.sqlfiles import query
 
@@ -62,7 +63,7 @@ async def load_batches(
     their active signals."""
     batches = {user_id: UserBatch(user_id) for user_id in user_ids}
     cur = conn.cursor(row_factory=dict_row)
-    params = {"user_ids": user_ids, **window.params, **settings.decay_params(window.until)}
+    params = {"user_ids": user_ids, **window.params, **decay.query_params(settings, window.until)}
     await cur.execute(query(settings, "load_pending_messages"), params)
     async for row in cur:
         batches[row["user_id"]].messages.append(

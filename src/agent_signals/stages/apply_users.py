@@ -1,0 +1,88 @@
+"""The apply stage of a shard, user by user: each user's extracted proposals applied in one transaction of
+their own (apply.apply_user), with the run's reconciliation call for a write that crosses the core cap, and
+a replay's rehearsal around it (a dry run that rolls back); a failure leaves nothing of that user and is
+recorded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import psycopg
+
+from agent_signals.adapters import llm
+from agent_signals.core.answers import ReconcileAnswer, parse_reconcile_answer
+from agent_signals.core.batching import UserBatch
+from agent_signals.core.prompts import CoreLine, render_reconcile
+from agent_signals.core.redaction import redacting_logger
+from agent_signals.stages.apply import apply_user
+from agent_signals.stages.calls import complete
+from agent_signals.stages.context import RunContext
+from agent_signals.stages.extract import Extracted
+from agent_signals.stages.failures import fail as _fail  # the name apply_safely's body calls it by
+from agent_signals.stages.reconcile import Decide
+
+log = redacting_logger(__name__)
+
+
+def reconciler(ctx: RunContext) -> Decide:
+    """The reconciliation call of this run (made only when a user's write crosses the core cap)."""
+
+    async def decide(core: list[CoreLine], own: list[CoreLine], cap: int) -> ReconcileAnswer:
+        try:
+            completion = await complete(
+                ctx, render_reconcile(ctx.settings, core, own, cap, ctx.until.date()), "reconcile"
+            )
+        except llm.ModelMisconfigured as exc:  # the cap rule still holds the cap for this user
+            ctx.halt(exc)
+            raise
+        return parse_reconcile_answer(completion.text)
+
+    return decide
+
+
+async def apply_safely(
+    ctx: RunContext, batch: UserBatch, extracted: Extracted, slots: asyncio.Semaphore
+) -> None:
+    """Never raises: one transaction for the user; a failure leaves nothing of it and is recorded."""
+    async with slots:
+        if ctx.stop.signal is not None:
+            return  # interrupted: no new write
+        try:
+            async with ctx.pool.connection() as conn, _rehearsed(ctx, conn, batch.user_id):
+                counts = await apply_user(
+                    conn,
+                    ctx.settings,
+                    batch.user_id,
+                    extracted.proposals,
+                    batch.messages,
+                    ctx.provenance,
+                    quarantine=extracted.quarantine,
+                    rejected=extracted.rejected,
+                    summary=extracted.summary,
+                    decide=reconciler(ctx),
+                    at=ctx.until,
+                    dry_run=ctx.dry_run and ctx.rehearsal is None,  # a rehearsal rolls back after reading
+                )
+            ctx.stats.actions.update(counts)
+        except Exception as exc:  # a database error while applying, or a bug: this user only
+            log.exception("user %s failed at apply", batch.user_id)
+            # a lost connection is the database's fault; anything else may be this user's data every time
+            await _fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
+                        counted=not isinstance(exc, psycopg.OperationalError))  # fmt: skip
+
+
+@asynccontextmanager
+async def _rehearsed(ctx: RunContext, conn: psycopg.AsyncConnection, user_id: str) -> AsyncIterator[None]:
+    """A replay's apply of one user: in one transaction that is always rolled back, the rehearsal prepares
+    the user's signals, apply writes (its own transaction is a savepoint of this one) and the rehearsal
+    reads what apply wrote. Only a dry run rehearses (it writes no ledger row and no failure)."""
+    if ctx.rehearsal is None:
+        yield
+        return
+    assert ctx.dry_run, "only a dry run rehearses"
+    async with conn.transaction(force_rollback=True):
+        await ctx.rehearsal.before_apply(conn, user_id)
+        yield
+        await ctx.rehearsal.after_apply(conn, user_id)

@@ -1,0 +1,56 @@
+"""The run's model calls: each one paced by the run's rate limits (and Prefect's, when configured), counted
+in its figures (calls, tokens, cost by purpose), the run's first call made alone so that a misconfigured
+model costs one request."""
+
+from __future__ import annotations
+
+from agent_signals.adapters import llm, pacing
+from agent_signals.stages.context import RunContext
+
+
+async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
+    """One model call of this run, paced by the run's rate limits and counted in its figures."""
+    await ctx.pacing.limiter.acquire(pacing.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
+    if ctx.settings.prefect_rate_limit:  # one pace for every process and worker of the deployment
+        from prefect.concurrency.asyncio import rate_limit
+
+        await rate_limit(ctx.settings.prefect_rate_limit, occupy=1)
+    try:
+        completion = await _first_call_alone(ctx, prompt, purpose)
+    except llm.TruncatedAnswer as exc:  # answers cut at max_tokens cost tokens too
+        _count_call(ctx, purpose, exc.spent)
+        raise
+    _count_call(ctx, purpose, completion)
+    return completion
+
+
+def _count_call(ctx: RunContext, purpose: str, completion: llm.Completion) -> None:
+    stats = ctx.stats
+    stats.llm_calls += 1
+    stats.llm_calls_by_purpose[purpose] += 1
+    stats.prompt_tokens += completion.prompt_tokens
+    stats.cached_prompt_tokens += completion.cached_prompt_tokens
+    stats.completion_tokens += completion.completion_tokens
+    stats.cost_usd += completion.cost_usd
+
+
+async def _first_call_alone(ctx: RunContext, prompt: list[dict], family: str) -> llm.Completion:
+    """The run's first model call goes alone (the others wait for its outcome): a misconfigured model costs
+    one request, not one per call in flight."""
+    stop = ctx.stop
+    if stop.model_answered:
+        return await llm.complete(prompt, ctx.settings, family=family)
+    async with stop.first_call:
+        if stop.error is not None:
+            raise stop.error
+        if stop.model_answered:
+            return await llm.complete(prompt, ctx.settings, family=family)
+        try:
+            completion = await llm.complete(prompt, ctx.settings, family=family)
+        except llm.ModelMisconfigured:
+            raise
+        except BaseException:
+            stop.model_answered = True
+            raise
+        stop.model_answered = True
+        return completion

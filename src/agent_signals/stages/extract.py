@@ -1,0 +1,172 @@
+"""The extract stage of a shard: one user's model call(s), each action of the answer validated and screened
+(Extracted: what to write, hold for review or reject), the summary the answer gave kept only when it
+describes exactly what is written; extract_safely records a failing user and goes on; embed_safely embeds
+the proposals of all the shard's users in as few calls as possible.
+
+Each action of an answer is judged on its own (validation, screening, the quality gate): the rejected ones
+are recorded (ops.rejected_actions), the others applied. An answer that cannot be parsed, or a model error
+for the user's prompt, is a failure of the user (ops.failures): tried again after a growing backoff, and
+after AGENT_SIGNALS_FAILING_USER_ATTEMPTS the messages those calls read are set aside (retries.py)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from agent_signals.adapters import llm
+from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.batching import UserBatch, build_calls
+from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
+from agent_signals.core.screen import screen, screen_text
+from agent_signals.core.validate import Proposal, Rejection, validate_answer
+from agent_signals.stages import embed
+from agent_signals.stages.calls import complete
+from agent_signals.stages.context import RunContext
+from agent_signals.stages.failures import UserFailed, fail
+
+log = redacting_logger(__name__)
+
+
+@dataclass
+class Extracted:
+    """What one user's extraction leaves for the later steps of the shard (gate, embed, apply)."""
+
+    proposals: list[Proposal]  # to write
+    quarantine: list[tuple[Proposal, str]]  # to hold for review, with the reason
+    rejected: list[Rejection] = field(default_factory=list)  # not written, recorded with the reason
+    summary: str | None = None  # the user's summary after these proposals, when the answer gave one
+
+    def without(self, reasons: dict[int, str], stage: str) -> Extracted:
+        """These proposals (by index) rejected at `stage`; the answer's summary no longer describes the rest."""
+        return Extracted(
+            [p for i, p in enumerate(self.proposals) if i not in reasons],
+            self.quarantine,
+            [
+                *self.rejected,
+                *(Rejection.of(self.proposals[i], stage, r) for i, r in sorted(reasons.items())),
+            ],
+            None,
+        )
+
+
+async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
+    """Model call(s) for one user, validation and screening of each action. Raises UserFailed."""
+    stats = ctx.stats
+    proposals: list[Proposal] = []
+    rejected: list[Rejection] = []
+    calls = build_calls(batch, ctx.settings, ctx.until.date())
+    summary = None
+    hidden = sum(1 for m in batch.messages if m.hidden)
+    if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
+        stats.actions["messages_hidden_text"] += hidden
+    for call in calls:
+        for cut in call.cut:
+            stats.actions["messages_cut"] += 1
+            stats.warnings.append(
+                f"message {cut.message.message_id} of conversation {cut.message.conversation_id} (user "
+                f"{batch.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
+                "part that fits in AGENT_SIGNALS_MAX_PROMPT_TOKENS"
+            )
+            log.warning(stats.warnings[-1])
+        read = list(call.messages.values())
+        try:
+            completion = await complete(ctx, call.prompt, "extract")
+        except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
+            counted = exc.kind not in TRANSIENT_MODEL_FAULTS
+            raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
+        try:
+            answer = parse_extract_actions(completion.text)
+        except InvalidAnswer as exc:
+            raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
+        validated = validate_answer(answer, call, ctx.settings)
+        if validated.skips:
+            stats.actions["skipped"] += validated.skips
+        if validated.rejected:
+            stats.actions["rejected_invalid"] += len(validated.rejected)
+        proposals.extend(validated.proposals)
+        rejected.extend(validated.rejected)
+        summary = answer.summary
+    keep_special = ctx.settings.special_categories == "keep"
+    screened = screen(proposals, batch.known, keep_special=keep_special)
+    stats.actions.update(screened.rejected)
+    rejected.extend(
+        Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in screened.dropped
+    )
+    # the answer's summary is kept only when it can describe exactly what gets written: one call, every
+    # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
+    # refused summary is left to the summarize stage, which writes it from the stored signals.
+    clean = len(calls) == 1 and not rejected and not screened.quarantine and ctx.settings.summaries
+    refused = clean and summary is not None and screen_text(summary, keep_special=keep_special) is not None
+    if refused:
+        stats.actions["summary_refused"] += 1
+    if not clean or refused:
+        summary = None
+    return Extracted(screened.keep, screened.quarantine, rejected, summary)
+
+
+async def extract_safely(
+    ctx: RunContext, batch: UserBatch, started: dict[str, float]
+) -> tuple[UserBatch, Extracted | None]:
+    """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
+    budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
+    async with ctx.pacing.model_slots:
+        stats = ctx.stats
+        if ctx.budget_exhausted or ctx.stop.stopped:
+            stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
+            return batch, None
+        started[batch.user_id] = time.monotonic()
+        stats.note_user(batch.user_id)
+        stats.messages += len(batch.messages)
+        stats.conversations += len({m.conversation_id for m in batch.messages})
+        try:
+            return batch, await extract_user(ctx, batch)
+        except llm.ModelMisconfigured as exc:  # not this user's fault: no failure recorded, still pending
+            stats.users -= 1
+            stats.messages -= len(batch.messages)
+            stats.conversations -= len({m.conversation_id for m in batch.messages})
+            stats.skipped_users["stopped"] += 1
+            ctx.halt(exc)
+        except UserFailed as exc:
+            await fail(ctx, batch.user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read,
+                       counted=exc.counted)  # fmt: skip
+        except Exception as exc:  # a bug: this user only
+            log.exception("user %s failed at extract", batch.user_id)
+            await fail(ctx, batch.user_id, "extract", type(exc).__name__, str(exc), read=batch.messages,
+                       counted=True)  # fmt: skip
+        return batch, None
+
+
+async def embed_safely(
+    ctx: RunContext, ready: dict[str, tuple[UserBatch, Extracted]]
+) -> dict[str, tuple[UserBatch, Extracted]]:
+    """Embed the proposals of all the batch's users in as few calls as possible (embed.BATCH texts each,
+    none when there is nothing to write). Never raises: the users of a failed call are recorded and left
+    out (retried next run); the others are returned with their proposals embedded."""
+    texts = [(user_id, i, p.content) for user_id, (_b, e) in ready.items() for i, p in enumerate(e.proposals)]
+    vectors: dict[tuple[str, int], tuple[float, ...]] = {}
+    failed: set[str] = set()
+    for start in range(0, len(texts), embed.BATCH):
+        chunk = texts[start : start + embed.BATCH]
+        try:
+            result = await llm.embed([text for _u, _i, text in chunk], ctx.settings)
+        except llm.ModelMisconfigured as exc:
+            ctx.halt(exc)
+            return {}
+        except llm.ModelUnavailable as exc:
+            for user_id in sorted({u for u, _i, _t in chunk} - failed):
+                failed.add(user_id)
+                await fail(ctx, user_id, "embed", exc.kind, str(exc))  # the embedding model's: not counted
+            continue
+        ctx.stats.embedding_calls += 1
+        ctx.stats.embedding_tokens += result.prompt_tokens
+        ctx.stats.cost_usd += result.cost_usd
+        for (user_id, i, _t), vector in zip(chunk, result.vectors, strict=True):
+            vectors[user_id, i] = tuple(vector)
+    return {
+        user_id: (batch, replace(extracted, proposals=[
+            replace(p, embedding=vectors[user_id, i]) for i, p in enumerate(extracted.proposals)
+        ]))
+        for user_id, (batch, extracted) in ready.items()
+        if user_id not in failed
+    }  # fmt: skip

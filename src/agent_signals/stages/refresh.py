@@ -1,0 +1,27 @@
+"""The refresh stage: the context views (dbt, adapters/dbt.py) rebuilt for the users changed since the last
+refresh, incremental by user; a failed build fails the run and leaves the previous views and the dirty
+marks in place."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from agent_signals.stages.context import RunContext, stage
+from agent_signals.store import upkeep
+
+
+@stage("refresh")
+async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
+    """Refresh the context views for the users changed since the last refresh (dbt, incremental by user).
+    A failed build raises (the run fails) and leaves the previous views and the dirty marks in place."""
+    from agent_signals.adapters import dbt as views  # dbt loads only when a run gets this far
+
+    settings = ctx.settings
+    started = datetime.now(UTC)
+    async with ctx.pool.connection() as conn:
+        await upkeep.take_dirty_users(conn, settings, ctx.run_id)
+    result = await asyncio.to_thread(views.refresh, settings, ctx.run_id)
+    ctx.stats.refresh_s = result.seconds
+    async with ctx.pool.connection() as conn:  # those whose summary failed stay dirty: the next run retries
+        await upkeep.clear_dirty_users(conn, settings, ctx.run_id, started, keep=keep_dirty)

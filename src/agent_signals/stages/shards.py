@@ -1,0 +1,138 @@
+"""Shards, the unit of work and of retry: the run's pending users cut by a stable hash (Shard, shard_of,
+shards), one shard processed anywhere (run_shard: in this process, a Dask worker or its own flow run) and
+its figures added to the run's (merge, record_shard_run, shard_run_stats). process_shard is the per-shard
+path of a user's data: lock the users -> load -> extract -> validate -> quality gate -> embed -> apply."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from uuid import UUID
+
+from agent_signals.adapters import expectations as quality
+from agent_signals.config import Settings
+from agent_signals.stages.apply_users import apply_safely
+from agent_signals.stages.context import RunContext, RunSpec, stage, timed
+from agent_signals.stages.extract import embed_safely, extract_safely
+from agent_signals.stages.lifecycle import join_run
+from agent_signals.store import db, runs
+from agent_signals.store.source import Pending, load_batches
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The unit of work and of retry: users of one stable-hash bucket, at most shard_size of them."""
+
+    number: int  # shard_of(user_id) of every user in it
+    part: int  # which slice of the bucket (a bucket larger than shard_size is cut in parts)
+    user_ids: tuple[str, ...]
+
+    def to_params(self) -> dict:
+        return {"number": self.number, "part": self.part, "user_ids": list(self.user_ids)}
+
+    @classmethod
+    def from_params(cls, params: dict) -> Shard:
+        return cls(int(params["number"]), int(params["part"]), tuple(params["user_ids"]))
+
+
+def shard_of(user_id: str, shards: int) -> int:
+    """A user's shard: stable across runs, processes and machines (md5, not Python's salted hash)."""
+    digest = hashlib.md5(user_id.encode(), usedforsecurity=False).digest()
+    return int.from_bytes(digest[:4], "big") % shards
+
+
+def shards(pending: list[Pending], settings: Settings) -> Iterator[Shard]:
+    """The run's pending users by shard (AGENT_SIGNALS_SHARDS buckets), each cut in parts of at most
+    AGENT_SIGNALS_SHARD_SIZE users."""
+    buckets: dict[int, list[str]] = {}
+    for p in pending:
+        buckets.setdefault(shard_of(p.user_id, settings.shards), []).append(p.user_id)
+    size = settings.shard_size
+    for number in sorted(buckets):
+        users = sorted(buckets[number])
+        for part, start in enumerate(range(0, len(users), size)):
+            yield Shard(number, part, tuple(users[start : start + size]))
+
+
+async def run_shard(spec: RunSpec, shard: Shard) -> runs.RunStats:
+    """Process one shard of a run (anywhere) and return its figures."""
+    async with join_run(spec) as worker:
+        await process_shard(worker, list(shard.user_ids))
+    return worker.stats
+
+
+async def record_shard_run(
+    spec: RunSpec, batch: UUID, shard: Shard, stats: runs.RunStats, flow_run_id: UUID | None
+) -> None:
+    """A shard processed as its own flow run leaves its figures for the run that handed it out."""
+    async with await db.aconnect(db.database_url(spec.settings), autocommit=True) as conn:
+        await runs.record_shard_run(
+            conn, spec.settings, run_id=spec.run_id, batch=batch, shard=shard.number, part=shard.part,
+            flow_run_id=flow_run_id, stats=stats,
+        )  # fmt: skip
+
+
+async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
+    """The figures one hand-out of shard flow runs left (see record_shard_run)."""
+    async with ctx.pool.connection() as conn:
+        return await runs.shard_run_stats(conn, ctx.settings, ctx.run_id, batch)
+
+
+async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
+    """Add a shard's figures to the run's, write the ledger (not for a dry run) and tell the run's progress
+    listener which users the shard attempted."""
+    ctx.stats.merge(shard_stats)
+    if ctx.listeners.progress and shard_stats.user_ids:
+        ctx.listeners.progress(sorted(shard_stats.user_ids), shard_stats.messages)
+    if not ctx.dry_run and ctx.stop.signal is None:
+        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+
+
+@stage("process")
+async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
+    """Lock the shard's users against other runs (a user another run holds is skipped: still pending, it
+    is picked up next time); load their batches; extract them concurrently (bounded); pass all their
+    proposals through the quality gate as one batch; apply the users that passed; update the ledger."""
+    if ctx.budget_exhausted or ctx.stop.stopped:
+        ctx.stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += len(user_ids)
+        return
+    locked = await runs.lock_users(ctx.ledger, ctx.settings, user_ids)
+    if len(locked) < len(user_ids):
+        ctx.stats.skipped_users["busy"] += len(user_ids) - len(locked)
+    try:
+        await _process_locked(ctx, locked)
+    finally:
+        await runs.unlock_users(ctx.ledger, ctx.settings, locked)
+
+
+async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
+    if not user_ids:
+        return
+    with timed(ctx, "process.load"):
+        async with ctx.pool.connection() as conn:
+            batches = await load_batches(conn, ctx.settings, user_ids, ctx.window)
+    if ctx.rehearsal is not None:
+        batches = [ctx.rehearsal.shown(batch) for batch in batches]
+    slots = asyncio.Semaphore(ctx.settings.concurrency)  # this shard's writes (its pool's connections)
+    started: dict[str, float] = {}
+    with timed(ctx, "process.extract"):
+        extracted = await asyncio.gather(*(extract_safely(ctx, batch, started) for batch in batches))
+    ready = {batch.user_id: (batch, result) for batch, result in extracted if result is not None}
+    with timed(ctx, "process.gate"):
+        failing = await asyncio.to_thread(
+            quality.gate_proposals, ctx.settings, {user_id: r.proposals for user_id, (_b, r) in ready.items()}
+        )
+    for user_id, reasons in failing.items():  # those candidates only: the user's others go on
+        batch, result = ready[user_id]
+        ready[user_id] = (batch, result.without(reasons, "gate"))
+        ctx.stats.actions["rejected_gate"] += len(reasons)
+    with timed(ctx, "process.embed"):
+        passed = await embed_safely(ctx, ready)
+    with timed(ctx, "process.apply"):
+        await asyncio.gather(*(apply_safely(ctx, b, r, slots) for b, r in passed.values()))
+    done = [b for b, _p in extracted if b.user_id in started]
+    for batch in done:
+        ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])

@@ -1,0 +1,80 @@
+"""The statements of the stages after the writes: evidence of conversations deleted from the source removed
+and the signals left without any retracted, decay scores and archiving (parameters from core/decay.py), the
+dirty-user marks that drive summaries and the views' refresh, and whether a run has any work at all."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from agent_signals.config import Settings
+from agent_signals.store.sqlfiles import query
+
+
+async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> int:
+    """In one transaction: evidence of deleted conversations removed; a signal left with none is retracted
+    (an event of the run), the others recounted. Returns how many were retracted."""
+    retracted = 0
+    async with conn.transaction():
+        cur = await conn.execute(query(settings, "delete_orphan_evidence"))
+        affected = sorted({row[0] for row in await cur.fetchall()})
+        for signal_id in affected:
+            cur = await conn.execute(query(settings, "retract_signal"), {"signal_id": signal_id})
+            row = await cur.fetchone()
+            if row is None:
+                await conn.execute(query(settings, "sync_mentions"), {"signal_id": signal_id})
+                continue
+            retracted += 1
+            await conn.execute(
+                query(settings, "insert_event"),
+                {"signal_id": signal_id, "user_id": row[0], "run_id": run_id, "action": "retract",
+                 "actor": "pipeline", "prompt_version": None, "model": None, "before": None,
+                 "after": Jsonb(row[1])},
+            )  # fmt: skip
+    return retracted
+
+
+async def decay(conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]) -> int:
+    """In one transaction: contextual signals under the threshold archived (an event each), then every
+    active inferred signal's score rewritten. `params`: core/decay.py's query_params and the run_id. Returns
+    how many were archived."""
+    async with conn.transaction():
+        archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
+        await conn.execute(query(settings, "update_decay"), params)
+    return archived
+
+
+async def mark_dirty(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
+    """These users' rows of the views are refreshed by the next refresh."""
+    await conn.execute(query(settings, "mark_dirty"), {"user_ids": user_ids})
+
+
+async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
+    """The users marked dirty now are the ones this run's refresh builds."""
+    await conn.execute(query(settings, "take_dirty_users"), {"run_id": run_id})
+
+
+async def clear_dirty_users(
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    run_id: UUID,
+    refresh_started: datetime,
+    keep: list[str],
+) -> None:
+    """After a refresh: the marks it built cleared (those set since it started stay), in one transaction
+    with the users to `keep` marked again (their summary failed: the next run tries again)."""
+    async with conn.transaction():
+        await conn.execute(
+            query(settings, "clear_dirty_users"), {"run_id": run_id, "refresh_started": refresh_started}
+        )
+        if keep:
+            await mark_dirty(conn, settings, keep)
+
+
+def pending_work(conn: psycopg.Connection, settings: Settings, params: dict[str, object]) -> list[str]:
+    """The kinds of work a run would have to do (sql/queries/pending_work.sql; empty: none). `params`:
+    core/decay.py's query_params and whether summaries are on."""
+    return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
