@@ -1,4 +1,4 @@
-"""Embeddings of signals: pgvector's text form, and embedding the signals that have none yet."""
+"""Embeddings of signals: embedding the signals that have none yet (pgvector's text form is store/vectors.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,9 @@ import psycopg
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
 from agent_signals.store.sqlfiles import query
+from agent_signals.store.vectors import vector_text
 
 BATCH = 256
-
-
-def vector_text(vector: tuple[float, ...] | list[float] | None) -> str | None:
-    """pgvector's text form, cast with ::vector in SQL (no adapter registration on pooled connections)."""
-    return None if vector is None else "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
 
 
 @dataclass

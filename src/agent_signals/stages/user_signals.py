@@ -22,9 +22,10 @@ from agent_signals.adapters import llm
 from agent_signals.config import Settings
 from agent_signals.core.text import normalize_content
 from agent_signals.errors import AgentSignalsError
-from agent_signals.stages.embed import embed_missing, vector_text
+from agent_signals.stages.embed import embed_missing
 from agent_signals.store import db
 from agent_signals.store.sqlfiles import query
+from agent_signals.store.vectors import vector_text
 
 
 class SignalNotFound(AgentSignalsError):
