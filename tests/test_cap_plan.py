@@ -4,13 +4,14 @@ over the cap is demoted by the rule, and the user's own signals are never in a p
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.cap_plan import CoreRow, OwnRow, plan_cap, shown
+from agent_signals.core.cap_plan import CoreRow, OwnRow, plan_cap, same_core, shown
 from agent_signals.core.prompts import CoreLine
 from agent_signals.limits import CORE_CAP
 
@@ -172,3 +173,35 @@ def test_shown_gives_c_handles_to_core_and_u_handles_to_the_users_own():
         CoreLine("u2", "Prefers short answers", "communication"),
     )
     assert shown(core, OWN) == view  # the same rows are the same view (how a changed core set is seen)
+
+
+def test_the_same_core_set_written_again_under_other_ids_keeps_the_handles_it_was_shown():
+    core = core_rows()
+    before = shown(core, OWN)
+    again = [dataclasses.replace(row, signal_id=uuid.uuid4()) for row in reversed(core)]  # other ids, order
+    aligned = same_core(before, again, OWN)
+    assert aligned is not None and [r.content for r in aligned] == [r.content for r in core]
+    assert shown(aligned, OWN) == before
+    plan = plan_cap(aligned, OWN, answer({"action": "demote", "signal": "c7"}))
+    assert demoted(plan) == ["Owns service 7"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda core, own: (core[:-1], own), id="a-signal-gone"),
+        pytest.param(lambda core, own: ([*core, core_rows(1)[0]], own), id="a-signal-more"),
+        pytest.param(
+            lambda core, own: ([dataclasses.replace(core[0], content="Owns it all"), *core[1:]], own),
+            id="a-text-changed",
+        ),
+        pytest.param(
+            lambda core, own: ([dataclasses.replace(core[0], mentions=9), *core[1:]], own), id="reinforced"
+        ),
+        pytest.param(lambda core, own: (core, own[:1]), id="the-users-own-changed"),
+    ],
+)
+def test_a_changed_core_set_is_not_the_one_the_model_was_shown(change):
+    core = core_rows()
+    before = shown(core, OWN)
+    assert same_core(before, *change(core, OWN)) is None

@@ -11,7 +11,7 @@ demotes: lowest retention first, oldest last-seen as tie-break."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -61,6 +61,25 @@ def shown(core: Sequence[CoreRow], own: Sequence[OwnRow]) -> Shown:
         ),
         tuple(CoreLine(f"u{i}", r.content, r.kind) for i, r in enumerate(own, start=1)),
     )
+
+
+def same_core(before: Shown, core: Sequence[CoreRow], own: Sequence[OwnRow]) -> list[CoreRow] | None:
+    """`core` in the order `before` gave them handles when it is the core set `before` showed (the same
+    lines but for their handles: a signal written again may get another id, and so another place), else
+    None (the core set changed: the answer to `before` does not apply)."""
+    now = shown(core, own)
+    if now.own != before.own or len(now.core) != len(before.core):
+        return None
+    rows: dict[CoreLine, list[CoreRow]] = {}
+    for line, row in zip(now.core, core, strict=True):
+        rows.setdefault(replace(line, handle=""), []).append(row)
+    ordered = []
+    for line in before.core:
+        same = rows.get(replace(line, handle=""))
+        if not same:
+            return None
+        ordered.append(same.pop(0))
+    return ordered
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from agent_signals.core.answers import InvalidAnswer, ReconcileAnswer
-from agent_signals.core.cap_plan import Shown, plan_cap, shown
+from agent_signals.core.cap_plan import Shown, plan_cap, same_core, shown
 from agent_signals.core.prompts import CoreLine
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.limits import CORE_CAP
@@ -74,13 +74,13 @@ async def enforce_cap(writer: Writer, reconciliation: Reconciliation | None, *, 
     core, own = await writer.core_signals()
     if len(core) <= CORE_CAP:
         return
-    now_shown = shown(core, own)
     if ask and reconciliation is None:
-        raise CapCrossed(now_shown)
+        raise CapCrossed(shown(core, own))
     answer = None
     if reconciliation is not None:
-        if reconciliation.shown == now_shown:
-            answer = reconciliation.answer
+        asked = same_core(reconciliation.shown, core, own)
+        if asked is not None:
+            core, answer = asked, reconciliation.answer  # the handles the model was shown
         else:
             log.warning("user %s: the core set changed since the model was asked; the cap rule decides",
                         writer.user_id)  # fmt: skip
