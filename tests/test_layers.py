@@ -85,7 +85,9 @@ def test_imports_go_down_the_layers():
             if own == "offline":
                 allowed = theirs in ("offline", "base", "core")
             elif theirs == "offline":
-                allowed = False  # registered by adapters/providers.py through importlib, only when a model names it
+                allowed = (
+                    False  # registered by adapters/providers.py through importlib, only when a model names it
+                )
             else:
                 allowed = LAYERS.index(theirs) <= LAYERS.index(own)
             if not allowed:

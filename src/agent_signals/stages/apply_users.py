@@ -6,6 +6,7 @@ recorded."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -27,7 +28,8 @@ log = redacting_logger(__name__)
 
 
 def reconciler(ctx: RunContext) -> Decide:
-    """The reconciliation call of this run (made only when a user's write crosses the core cap)."""
+    """The reconciliation call of this run: made only when a user's write crosses the core cap, between the
+    rolled-back transaction that found it and the one that writes its plan (none open, no lock held)."""
 
     async def decide(core: list[CoreLine], own: list[CoreLine], cap: int) -> ReconcileAnswer:
         try:
@@ -50,7 +52,7 @@ async def apply_safely(
         if ctx.stop.signal is not None:
             return  # interrupted: no new write
         try:
-            async with ctx.pool.connection() as conn, _rehearsed(ctx, conn, batch.user_id):
+            async with ctx.pool.connection() as conn:
                 counts = await apply_user(
                     conn,
                     ctx.settings,
@@ -64,6 +66,7 @@ async def apply_safely(
                     decide=reconciler(ctx),
                     at=ctx.until,
                     dry_run=ctx.dry_run and ctx.rehearsal is None,  # a rehearsal rolls back after reading
+                    around=functools.partial(_rehearsed, ctx, conn, batch.user_id),
                 )
             ctx.stats.actions.update(counts)
         except Exception as exc:  # a database error while applying, or a bug: this user only
@@ -75,9 +78,10 @@ async def apply_safely(
 
 @asynccontextmanager
 async def _rehearsed(ctx: RunContext, conn: psycopg.AsyncConnection, user_id: str) -> AsyncIterator[None]:
-    """A replay's apply of one user: in one transaction that is always rolled back, the rehearsal prepares
-    the user's signals, apply writes (its own transaction is a savepoint of this one) and the rehearsal
-    reads what apply wrote. Only a dry run rehearses (it writes no ledger row and no failure)."""
+    """Around each of apply's transactions for one user (stages/apply.py's `around`): nothing in a run; in a
+    replay, one transaction that is always rolled back, in which the rehearsal prepares the user's signals,
+    apply writes (its own transaction is a savepoint of this one) and the rehearsal reads what apply wrote.
+    Only a dry run rehearses (it writes no ledger row and no failure)."""
     if ctx.rehearsal is None:
         yield
         return
