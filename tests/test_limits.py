@@ -84,3 +84,31 @@ def test_every_prompt_version_renders_as_before():
     """Byte-identical to tests/data/rendered_prompts.json, written from the templates before the limits were
     filled in by the renderer."""
     assert rendered() == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# dbt
+
+
+@pytest.mark.unit
+def test_dbt_gets_the_limits_as_vars_from_limits_py_and_has_no_copy_of_its_own():
+    import yaml
+
+    from agent_signals.adapters import dbt as views
+
+    project = yaml.safe_load((ROOT / "dbt" / "dbt_project.yml").read_text())
+    assert not set(project["vars"]) & set(limits.by_name())  # no default that could disagree
+    flag, value = views._vars(run_id="session")
+    assert flag == "--vars" and json.loads(value) == {**limits.by_name(), "run_id": "session"}
+    models = "\n".join(p.read_text() for p in (ROOT / "dbt" / "models").rglob("*.*"))
+    assert "var('core_cap')" in models
+
+
+@pytest.mark.unit
+def test_a_changed_limit_is_a_new_refresh_plan(monkeypatch):
+    from agent_signals.adapters import dbt as views
+    from agent_signals.config import Settings
+
+    before = views.plan_key(Settings())
+    monkeypatch.setattr(limits, "CORE_CAP", limits.CORE_CAP + 1)
+    assert views.plan_key(Settings()) != before
