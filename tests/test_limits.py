@@ -5,6 +5,7 @@ The rendered prompts are pinned to tests/data/rendered_prompts.json (the prompts
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from uuid import uuid4
 
@@ -84,6 +85,67 @@ def test_every_prompt_version_renders_as_before():
     """Byte-identical to tests/data/rendered_prompts.json, written from the templates before the limits were
     filled in by the renderer."""
     assert rendered() == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+@pytest.mark.unit
+def test_the_renderer_fills_the_limits_into_every_template_and_the_version(monkeypatch, tmp_path):
+    from agent_signals.config import Settings
+    from agent_signals.core import prompts
+    from tests import prompt_samples as samples
+
+    before, after = tmp_path / "before", tmp_path / "after"
+    for copy in (before, after):
+        shutil.copytree(Settings().prompts_dir, copy / "prompts")
+    version = prompts.prompt_set(Settings(project_dir=before), "extract").version
+    monkeypatch.setattr(limits, "CONTENT_PROMPT_CHARS", 99)
+    monkeypatch.setattr(limits, "SUMMARY_MAX_WORDS", 33)
+    # the same files with other limits are another version: the rendered text differs
+    assert prompts.prompt_set(Settings(project_dir=after), "extract").version != version
+    for prompt_version in ("v1", "v2"):
+        settings = Settings(prompt_version=prompt_version)
+        system = prompts.render_extract(settings, samples.MESSAGES, [], samples.TODAY)[0]["content"]
+        assert "content: at most 99 characters" in system and "at most 33 words" in system
+    reconcile = prompts.render_reconcile(Settings(), samples.CORE, [], 7, samples.TODAY)[0]["content"]
+    assert "at most 99 characters" in reconcile and "within a cap of 7." in reconcile
+    summarize = prompts.render_summarize(Settings(), samples.SIGNALS, samples.TODAY)[0]["content"]
+    assert "at most 33 words" in summarize
+    with pytest.raises(TypeError, match="summary_words"):
+        prompts.prompt_set(Settings(), "summarize").render(signals=[], today="x", summary_words=5)
+
+
+def max_lengths(value: object, key: str = "") -> list[tuple[str, str, int]]:
+    """(property name, keyword, bound) of every maxLength / maxItems in a JSON schema."""
+    found = []
+    if isinstance(value, dict):
+        for keyword in ("maxLength", "maxItems"):
+            if keyword in value:
+                found.append((key, keyword, value[keyword]))
+        for name, inner in value.items():
+            found += max_lengths(inner, key if name in ("items", "anyOf", "oneOf", "allOf") else name)
+    elif isinstance(value, list):
+        for inner in value:
+            found += max_lengths(inner, key)
+    return found
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "prompts").glob("*/*.schema.json")), ids=lambda p: p.parent.name + "/" + p.name
+)
+def test_the_answer_schemas_bound_texts_by_the_limits(path):
+    """Every prompt version's answer schema (v1's are generated from core/answers.py, v2's written by hand)
+    bounds a signal's text, a quote and a summary by limits.py."""
+    bounds = {
+        ("content", "maxLength"): limits.CONTENT_MAX_CHARS,
+        ("quote", "maxLength"): limits.QUOTE_MAX_CHARS,
+        ("summary", "maxLength"): limits.SUMMARY_MAX_CHARS,
+        ("signals", "maxItems"): limits.CORE_CAP,  # handles in one merge
+    }
+    found = max_lengths(json.loads(path.read_text()))
+    assert any((name, keyword) in bounds for name, keyword, _b in found)
+    for name, keyword, bound in found:
+        if (name, keyword) in bounds:
+            assert bound == bounds[name, keyword], (name, keyword)
 
 
 # ---------------------------------------------------------------------------------------------------

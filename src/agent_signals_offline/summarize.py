@@ -3,7 +3,8 @@ themselves (contents are third person without a subject, so "The user" + content
 
 from __future__ import annotations
 
-from agent_signals.core.prompts import SUMMARY_MAX_WORDS, SummaryLine
+from agent_signals.core.prompts import SummaryLine
+from agent_signals.limits import SUMMARY_MAX_WORDS
 
 
 def _lower_first(text: str) -> str:
