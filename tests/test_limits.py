@@ -5,6 +5,7 @@ The rendered prompts are pinned to tests/data/rendered_prompts.json (the prompts
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from uuid import uuid4
@@ -18,6 +19,106 @@ from agent_signals.store.migrate import check_current, migrate
 from tests.prompt_samples import GOLDEN, rendered
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Where the limits used to be written as numbers, each with a line that used to hold one (so that no pattern
+# silently matches nothing): (files, pattern, old line).
+OLD_LITERALS = [
+    ("src", r"\bCORE_CAP\s*=\s*\d", "CORE_CAP = 20  # also signals.core_cap() in m004"),
+    ("src", r"\bMAX_CONTENT_CHARS\b", "MAX_CONTENT_CHARS = 200"),
+    ("src", r"\bSUMMARY_MAX_WORDS\s*=\s*\d", "SUMMARY_MAX_WORDS = 80"),
+    (
+        "src",
+        r"StringConstraints\([^)]*max_length=\d",
+        "StringConstraints(strip_whitespace=True, min_length=1, max_length=300)",
+    ),
+    (
+        "src",
+        r"list\[CoreHandle\]\s*=\s*Field\([^)]*max_length=\d",
+        "signals: list[CoreHandle] = Field(min_length=2, max_length=20)",
+    ),
+    (
+        "src",
+        r"ExpectColumnValueLengthsToBeBetween\([^)]*max_value=\d",
+        'ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=200)',
+    ),
+    (
+        "src",
+        r"TableCheck\(\s*f?\"at most \d",
+        'TableCheck("at most 20 active inferred core per user", True, "expect_core_cap")',
+    ),
+    ("src", r"cap_match else \d", "return core, own, int(cap_match[1]) if cap_match else 20"),
+    (
+        "src",
+        r"\b(?:summary_words|max_words|content_chars)=",  # passed by a caller, not the renderer
+        'prompt_set(settings, "summarize").render(signals=signals, max_words=SUMMARY_MAX_WORDS)',
+    ),
+    ("sql", r"count\(\*\)\s*>\s*\d{2,}", "having count(*) > 20"),
+    (
+        "sql",
+        r"length\((?:[^()]|\([^()]*\))*\)\s*(?:>=?|<=?|between\s+\d+\s+and)\s*\d{2,}",
+        "if key = '' or length(clean) > 300 then",
+    ),
+    (
+        "sql",
+        r"length\((?:[^()]|\([^()]*\))*\)\s*(?:>=?|<=?|between\s+\d+\s+and)\s*\d{2,}",
+        "check (length(btrim(content)) between 1 and 500)",
+    ),
+    (
+        "sql",
+        r"\$\$\s*select\s+\d+\s*\$\$",
+        "create function signals.core_cap() returns integer language sql immutable as $$ select 20 $$;",
+    ),
+    (
+        "sql",
+        r"between 1 and \d+ characters",
+        "raise exception 'a signal needs between 1 and 300 characters of text'",
+    ),
+    ("dbt", r"\bcore_limit\b", "  core_limit: 20          # bucket sizes of context.user_signals"),
+    ("dbt", r"\bcore_cap\s*:\s*\d", "  core_cap: 20"),
+    ("dbt", r"rank\s*<=\s*\d", "where (bucket = 'core' and rank <= 20)"),
+    ("dbt", r"max_(?:rows|value):\s*[\'\"]?\d{2,3}(?!\d)", "max_value: 20"),
+    (
+        "prompts",
+        r"at most \d+ (?:characters|words)",
+        "content: at most 120 characters, third person without a subject",
+    ),
+    ("prompts", r"cap of \d", "within a cap of 20."),
+]
+MIGRATIONS_BEFORE_LIMITS = "m016"  # applied migrations are never edited: m016_limits redefines what they held
+
+
+def scanned(area: str) -> list[Path]:
+    if area == "src":
+        return [p for p in (ROOT / "src").rglob("*.py") if p != ROOT / "src" / "agent_signals" / "limits.py"]
+    if area == "sql":
+        migrations = sorted((ROOT / "sql" / "migrations").glob("m*.sql"))
+        newer = [p for p in migrations if p.name[:4] >= MIGRATIONS_BEFORE_LIMITS]
+        return [*sorted((ROOT / "sql" / "queries").glob("*.sql")), *newer]
+    if area == "dbt":
+        project = ROOT / "dbt"
+        return [p for p in project.rglob("*") if p.suffix in (".sql", ".yml") and "target" not in p.parts]
+    return sorted((ROOT / "prompts").rglob("*.j2"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# No limit written twice
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("area", "pattern", "old"), OLD_LITERALS, ids=lambda v: v if v in ("src", "sql", "dbt", "prompts") else ""
+)
+def test_no_limit_is_written_as_a_number_outside_limits_py(area, pattern, old):
+    assert re.search(pattern, old), "the pattern no longer matches the line it is for"
+    files = scanned(area)
+    assert files
+    found = [
+        f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}: {match[0]}"
+        for path in files
+        for text in [path.read_text(encoding="utf-8")]
+        for match in re.finditer(pattern, text)
+    ]
+    assert not found, f"use agent_signals.limits (SQL: signals.limit(name), dbt: var(name)): {found}"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -39,6 +140,27 @@ def test_sql_reads_the_limits_of_limits_py_after_migrate(conn, settings):
     assert conn.execute("select signals.limit('core_cap')").fetchone()[0] == limits.CORE_CAP
     with pytest.raises(psycopg.errors.UndefinedObject, match="limit nope is not set"):
         conn.execute("select signals.limit('nope')")
+
+
+@pytest.mark.db
+def test_the_live_functions_and_checks_hold_no_limit_of_their_own(conn, settings):
+    """The migrations before m016 still hold the old numbers (applied migrations are never edited); the
+    schema they leave, once m016 has run, reads the limits."""
+    for function in ("check_core_cap", "check_content_length", "add_signal", "edit_signal"):
+        body = conn.execute(
+            "select pg_get_functiondef(p.oid) from pg_proc p join pg_namespace n on n.oid = p.pronamespace"
+            " where n.nspname = 'signals' and p.proname = %s",
+            [function],
+        ).fetchone()[0]
+        assert "signals.limit('" in body, function
+        for pattern in [pattern for area, pattern, _old in OLD_LITERALS if area == "sql"]:
+            assert not re.search(pattern, body), (function, pattern)
+    assert conn.execute("select to_regprocedure('signals.core_cap()')").fetchone()[0] is None
+    checks = conn.execute(
+        "select string_agg(pg_get_constraintdef(oid), ' ') from pg_constraint"
+        " where conrelid = 'signals.signals'::regclass and contype = 'c'"
+    ).fetchone()[0]
+    assert "500" not in checks and "length(btrim(content)) >= 1" in checks
 
 
 @pytest.mark.db
