@@ -21,8 +21,9 @@ from agent_signals.core.answers import (
 )
 from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
 from agent_signals.core.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
-from agent_signals.core.validate import MAX_CONTENT_CHARS, validate_answer
+from agent_signals.core.validate import validate_answer
 from agent_signals.flows.extract import extract_signals
+from agent_signals.limits import CONTENT_MAX_CHARS
 from tests import http_model
 from tests.builders import conversation, load_conversations
 from tests.hostile import (
@@ -140,8 +141,8 @@ def test_the_matching_sees_through_obfuscation():
 @pytest.mark.parametrize("item", CORPUS, ids=lambda i: i.id)
 def test_the_fooled_model_copies_every_message_into_a_schema_valid_answer(item):
     """The fooled model's answer to the real rendered prompt is schema-valid, and unless the copy is longer
-    than a signal may be (card-en-2, on purpose) its quote validates: what the pipeline then does with it is
-    the defences' business, not a malformed answer's."""
+    than a signal may be (limits.CONTENT_MAX_CHARS) its quote validates: what the pipeline then does with it
+    is the defences' business, not a malformed answer's."""
     settings = Settings()
     batch = UserBatch(
         item.id, [SourceMessage.read(item.id, "00001", item.text, datetime.now(UTC))], []
@@ -153,7 +154,7 @@ def test_the_fooled_model_copies_every_message_into_a_schema_valid_answer(item):
     (action,) = answer.actions
     assert status == 200 and action.tier == "core" and answer.summary
     assert fold(action.content) == fold(item.text)[: len(fold(action.content))]
-    if len(action.content) <= MAX_CONTENT_CHARS:
+    if len(action.content) <= CONTENT_MAX_CHARS:
         (proposal,) = validate_answer(parse_extract_actions(raw), call, settings).proposals
         assert proposal.content == " ".join(action.content.split())
 

@@ -21,7 +21,7 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.prompts import is_extract_prompt
-from agent_signals.core.validate import MAX_CONTENT_CHARS
+from agent_signals.limits import CONTENT_MAX_CHARS
 from agent_signals.store.load import ConversationsFile, store
 from tests import http_model, llama_server
 from tests.builders import uncited_evidence
@@ -150,7 +150,7 @@ def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid
               or not exists (select 1 from signals.events e where e.signal_id = s.signal_id
                              and e.action = 'create' and e.run_id = %s)
               or not exists (select 1 from signals.evidence e where e.signal_id = s.signal_id)""",
-        [list(settings.kinds), MAX_CONTENT_CHARS, run_id],
+        [list(settings.kinds), CONTENT_MAX_CHARS, run_id],
     ).fetchall()
     assert bad == []
     assert uncited_evidence(conn) == []

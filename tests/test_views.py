@@ -10,6 +10,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from agent_signals import limits
 from agent_signals.adapters import dbt as views
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
@@ -366,6 +367,7 @@ def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_pat
         t.name for t in plan.tests
     }
     assert all("agent_signals.refresh_users" in m.sql for m in plan.models)
+    assert f"rank <= {limits.CORE_CAP}" in plan.models[0].sql  # var core_cap, passed from limits.py
     assert (views.dbt_dir(vs) / "refresh-plans" / f"{plan.key}.json").is_file()
 
     def no_dbt(*_args, **_kwargs):

@@ -1,6 +1,7 @@
--- Users with more than 20 active inferred core signals (must be none; the database also refuses them).
+-- Users with more than the core cap of active inferred core signals (must be none; the database also
+-- refuses them).
 select user_id, count(*) as core
 from {batch}
 where origin = 'inferred' and tier = 'core' and status = 'active'
 group by user_id
-having count(*) > 20
+having count(*) > signals.limit('core_cap')

@@ -45,7 +45,7 @@ buckets as (
     select * from manual
     union all
     select * from inferred
-    where (bucket = 'core' and rank <= {{ var('core_limit') }})
+    where (bucket = 'core' and rank <= {{ var('core_cap') }})
        or (bucket = 'contextual' and rank <= {{ var('contextual_limit') }})
 )
 

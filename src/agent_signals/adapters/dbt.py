@@ -6,8 +6,9 @@ logs/ live under ``settings.data_dir / "dbt"``, outside the repository.
 
 A run's refresh does not start dbt: dbt compiles the incremental context models and their data tests once
 (var ``run_id: session``, scoped to the setting ``agent_signals.refresh_users``), the compiled SQL is cached
-under the data folder by a hash of the dbt project, and each run executes it for its touched users in one
-transaction: delete their rows, insert them again, run the tests; a failing test rolls everything back.
+under the data folder by a hash of the dbt project and of the limits dbt gets as vars (limits.py, e.g.
+``core_cap``), and each run executes it for its touched users in one transaction: delete their rows, insert
+them again, run the tests; a failing test rolls everything back.
 Its cost grows with the users touched, not with dbt's start-up (about a second) nor with all users.
 ``refresh_users`` runs the same SQL for the users named (a user's own change, before the command returns).
 """
@@ -28,6 +29,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from agent_signals import limits
 from agent_signals.adapters.runtime import environment
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
@@ -100,6 +102,11 @@ def _common_args(settings: Settings) -> list[str]:
     ]  # fmt: skip
 
 
+def _vars(**more: str) -> list[str]:
+    """--vars of every dbt invocation: the shared limits (limits.by_name(), e.g. core_cap) and `more`."""
+    return ["--vars", json.dumps({**limits.by_name(), **more})]
+
+
 def _global_flags() -> list[str]:
     return ["--no-send-anonymous-usage-stats", "--quiet", "--no-use-colors", "--no-version-check"]
 
@@ -146,10 +153,11 @@ def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = Fals
         return refresh_touched(settings, run_id)
     args = ["build", *_global_flags(), *_common_args(settings)]
     if full:
-        args.append("--full-refresh")
+        args += [*_vars(), "--full-refresh"]
     elif run_id is not None:
-        args += ["--vars", json.dumps({"run_id": str(run_id)})]
-        args += ["--exclude", f"tag:{FULL_BUILD_ONLY_TAG}"]
+        args += [*_vars(run_id=str(run_id)), "--exclude", f"tag:{FULL_BUILD_ONLY_TAG}"]
+    else:
+        args += _vars()
     started = time.perf_counter()
     result = _invoke(settings, args)
     seconds = time.perf_counter() - started
@@ -203,11 +211,13 @@ class RefreshPlan:
 
 
 def plan_key(settings: Settings) -> str:
-    """Hash of what the compiled SQL depends on: the dbt project's files and dbt's version (the plan names
-    relations without their database, so one plan serves every database of a server)."""
+    """Hash of what the compiled SQL depends on: the dbt project's files, the vars of the shared limits and
+    dbt's version (the plan names relations without their database, so one plan serves every database of a
+    server)."""
     from dbt.version import __version__ as dbt_version
 
     digest = hashlib.sha256(f"{PLAN_FORMAT}:{dbt_version}".encode())
+    digest.update(json.dumps(limits.by_name(), sort_keys=True).encode() + b"\0")
     project = project_dir(settings)
     for path in sorted(project.rglob("*")):
         relative = path.relative_to(project)
@@ -242,7 +252,7 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
     target = dbt_dir(settings) / f"compile-{key}"
     args = ["compile", *_global_flags(), *_common_args(settings), "--target-path", str(target)]
     args += ["--select", "context", "--exclude", f"tag:{FULL_BUILD_ONLY_TAG}"]
-    args += ["--vars", json.dumps({"run_id": SESSION_SCOPE})]
+    args += _vars(run_id=SESSION_SCOPE)
     result = _invoke(settings, args)
     if not result.success:
         detail = " ".join(str(result.exception or "; ".join(_failures(result)) or "see the dbt log").split())
@@ -353,7 +363,7 @@ def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPla
 
 def docs(settings: Settings) -> Path:
     """Generate the dbt documentation site (catalog included); returns the folder holding index.html."""
-    args = ["docs", "generate", *_global_flags(), *_common_args(settings)]
+    args = ["docs", "generate", *_global_flags(), *_common_args(settings), *_vars()]
     result = _invoke(settings, args)
     if not result.success:
         detail = " ".join(str(result.exception or "see the dbt log").split())[:500]

@@ -18,7 +18,8 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from agent_signals.config import Settings
-from agent_signals.core.validate import MAX_CONTENT_CHARS, Proposal
+from agent_signals.core.validate import Proposal
+from agent_signals.limits import CONTENT_MAX_CHARS, CORE_CAP
 from agent_signals.store.sqlfiles import query
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ def _proposals_suite(settings: Settings) -> Any:
         ge.ExpectColumnValuesToBeInSet(column="action", value_set=["create", "update"]),
         ge.ExpectColumnValuesToBeInSet(column="tier", value_set=["core", "contextual"]),
         ge.ExpectColumnValuesToBeInSet(column="kind", value_set=list(settings.kinds)),
-        ge.ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=MAX_CONTENT_CHARS),
+        ge.ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=CONTENT_MAX_CHARS),
         ge.ExpectColumnValuesToMatchRegex(column="content", regex=r"\S"),
         # markup, template syntax and links are never a fact about a person: a sign of injected text
         ge.ExpectColumnValuesToNotMatchRegex(column="content", regex=r"[<>{}]|https?://"),
@@ -111,7 +112,7 @@ class TableCheck:
 
 
 TABLE_CHECKS = (
-    TableCheck("at most 20 active inferred core per user", True, "expect_core_cap"),
+    TableCheck(f"at most {CORE_CAP} active inferred core per user", True, "expect_core_cap"),
     TableCheck("no two active signals of a user with the same text", True, "expect_unique_active_text"),
     TableCheck("every inferred signal has evidence", True, "expect_inferred_evidence"),
     TableCheck("context views refreshed for every user this run changed", False, "expect_views_fresh"),

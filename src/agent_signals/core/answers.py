@@ -11,7 +11,9 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+from agent_signals.limits import CONTENT_MAX_CHARS, CORE_CAP, QUOTE_MAX_CHARS, SUMMARY_MAX_CHARS
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=CONTENT_MAX_CHARS)]
 Handle = Annotated[str, StringConstraints(pattern=r"^[ms]\d{1,5}$")]
 Tier = Literal["core", "contextual"]
 
@@ -22,7 +24,7 @@ class _Strict(BaseModel):
 
 class Evidence(_Strict):
     message: Handle
-    quote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+    quote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=QUOTE_MAX_CHARS)]
 
 
 class Create(_Strict):
@@ -50,7 +52,9 @@ class Skip(_Strict):
 Action = Annotated[Create | Update | Skip, Field(discriminator="action")]
 
 
-SummaryText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1200)]
+SummaryText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=SUMMARY_MAX_CHARS)
+]
 
 
 MAX_ACTIONS = 50
@@ -79,7 +83,7 @@ class Keep(_Strict):
 
 class Merge(_Strict):
     action: Literal["merge"]
-    signals: list[CoreHandle] = Field(min_length=2, max_length=20)
+    signals: list[CoreHandle] = Field(min_length=2, max_length=CORE_CAP)  # at most a cap's worth in one
     content: Text
 
 

@@ -1,4 +1,5 @@
-"""Prompt templates in prompts/: sandboxed Jinja with StrictUndefined; a template set's hash is its version."""
+"""Prompt templates in prompts/: sandboxed Jinja with StrictUndefined, the limits of limits.py filled in by the
+renderer; a template set's hash (its files and those limits) is its version."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from agent_signals import limits
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 
@@ -52,9 +54,17 @@ class PromptSet:
     schema: dict  # the answer's JSON schema (<version>.schema.json)
 
     def render(self, **context: Any) -> list[dict[str, str]]:
+        """Both messages, from the call's `context` and the limits every template may use
+        (limits.prompt_values(): content_chars, summary_words)."""
+        fixed = limits.prompt_values()
+        if fixed.keys() & context.keys():
+            raise TypeError(
+                f"a prompt's context may not set a limit: {sorted(fixed.keys() & context.keys())}"
+            )
+        values = {**fixed, **context}
         return [
-            {"role": "system", "content": self.system.render(**context).strip()},
-            {"role": "user", "content": self.user.render(**context).strip()},
+            {"role": "system", "content": self.system.render(**values).strip()},
+            {"role": "user", "content": self.user.render(**values).strip()},
         ]
 
 
@@ -91,6 +101,7 @@ def _load(prompts_dir: Path, family: str, version: str) -> PromptSet:
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.read_bytes())
+    digest.update(json.dumps(limits.prompt_values(), sort_keys=True).encode())  # filled in at render time
     env = _environment(prompts_dir)
     return PromptSet(
         family=family,
@@ -128,9 +139,6 @@ class PromptSignal:
     origin: str
 
 
-SUMMARY_MAX_WORDS = 80
-
-
 def render_extract(
     settings: Settings, messages: Sequence[PromptMessage], known: Sequence[PromptSignal], today: date
 ) -> list[dict[str, str]]:
@@ -139,7 +147,6 @@ def render_extract(
         known=known,
         kinds=settings.kinds,
         today=today.isoformat(),
-        summary_words=SUMMARY_MAX_WORDS,
     )
 
 
@@ -210,7 +217,7 @@ def parse_reconcile_prompt(messages: Sequence[dict[str, str]]) -> tuple[list[Cor
     ]
     own = [CoreLine(h, unfence(c), k) for h, k, c in _OWN.findall(own_block)]
     cap_match = _CAP.search(system)
-    return core, own, int(cap_match[1]) if cap_match else 20
+    return core, own, int(cap_match[1]) if cap_match else limits.CORE_CAP
 
 
 @dataclass(frozen=True)
@@ -221,9 +228,7 @@ class SummaryLine:
 
 
 def render_summarize(settings: Settings, signals: Sequence[SummaryLine], today: date) -> list[dict[str, str]]:
-    return prompt_set(settings, "summarize").render(
-        signals=signals, max_words=SUMMARY_MAX_WORDS, today=today.isoformat()
-    )
+    return prompt_set(settings, "summarize").render(signals=signals, today=today.isoformat())
 
 
 _SUMMARY_LINE = re.compile(r"^\[(manual|core|contextual)/([a-z_]+)\] (.*)$", re.MULTILINE)

@@ -5,7 +5,8 @@ prompts/summarize/v1 with it."""
 
 from __future__ import annotations
 
-from agent_signals.core.prompts import SUMMARY_MAX_WORDS, SummaryLine
+from agent_signals.core.prompts import SummaryLine
+from agent_signals.limits import SUMMARY_MAX_WORDS
 
 
 def _lower_first(text: str) -> str:

@@ -13,8 +13,7 @@ from agent_signals.core.answers import AnsweredAction, Create, ParsedExtract, Up
 from agent_signals.core.batching import Call, KnownSignal, SourceMessage
 from agent_signals.core.prompts import unfence
 from agent_signals.core.text import clean, find_span, normalize_content
-
-MAX_CONTENT_CHARS = 200
+from agent_signals.limits import CONTENT_MAX_CHARS
 
 
 @dataclass(frozen=True)
@@ -99,8 +98,8 @@ def _proposal(item: AnsweredAction, action: Create | Update, call: Call, setting
     if action.kind not in settings.kinds:
         raise _Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
     content = " ".join(clean(action.content).split())
-    if len(content) > MAX_CONTENT_CHARS:
-        raise _Invalid(f"{where}.content: longer than {MAX_CONTENT_CHARS} characters")
+    if len(content) > CONTENT_MAX_CHARS:
+        raise _Invalid(f"{where}.content: longer than {CONTENT_MAX_CHARS} characters")
     normalized = normalize_content(content)
     if not normalized:
         raise _Invalid(f"{where}.content: no text")

@@ -1,4 +1,5 @@
-"""Ordered migrations from sql/migrations (mNNN_name.sql), each applied in its own transaction and recorded."""
+"""Ordered migrations from sql/migrations (mNNN_name.sql), each applied in its own transaction and recorded;
+then the shared limits of limits.py written into signals.limits (SQL reads them through signals.limit)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import psycopg
 
+from agent_signals import limits
 from agent_signals.config import Settings
 from agent_signals.errors import SchemaError
 from agent_signals.store.sqlfiles import query
@@ -89,7 +91,32 @@ def check_current(conn: psycopg.Connection, settings: Settings) -> None:
             f"the database schema is not up to date (pending: {', '.join(missing)})",
             hint="run `agent-signals db migrate`",
         )
+    check_limits(conn, settings)
     check_embedding_dimension(conn, settings)
+
+
+def check_limits(conn: psycopg.Connection, settings: Settings) -> None:
+    """The database's limits (signals.limits) are this code's (limits.py): else SQL would enforce others."""
+    stored = dict(conn.execute(query(settings, "read_limits")).fetchall())
+    wanted = limits.by_name()
+    if stored != wanted:
+        differ = sorted(set(stored) | set(wanted))
+        shown = ", ".join(
+            f"{name} {stored.get(name, 'unset')} in the database, {wanted.get(name, 'unset')} here"
+            for name in differ
+            if stored.get(name) != wanted.get(name)
+        )
+        raise SchemaError(
+            f"the database's limits are not this code's ({shown})", hint="run `agent-signals db migrate`"
+        )
+
+
+def write_limits(conn: psycopg.Connection, settings: Settings) -> None:
+    """Write limits.py's values into signals.limits (an upsert; a limit no longer defined goes)."""
+    named = limits.by_name()
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        conn.execute(query(settings, "write_limits"), {"names": list(named), "values": list(named.values())})
 
 
 def check_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
@@ -115,7 +142,7 @@ def set_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> Non
 
 
 def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
-    """Apply every pending migration; returns the versions applied now. Idempotent."""
+    """Apply every pending migration and write the limits; returns the versions applied now. Idempotent."""
     check_vector(conn)
     known = {m.version: m for m in available(settings)}
     with conn.transaction():
@@ -135,5 +162,6 @@ def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
                 {"version": migration.version, "name": migration.name, "checksum": migration.checksum},
             )
         now_applied.append(migration.version)
+    write_limits(conn, settings)
     set_embedding_dimension(conn, settings)
     return now_applied
