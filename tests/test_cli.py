@@ -236,12 +236,12 @@ def test_commands_on_a_database_that_was_never_migrated_fail_in_one_line(unmigra
 def test_the_run_summary_line_of_model_calls_reads_as_one_list(capsys, mode):
     from uuid import uuid4
 
-    from agent_signals.cli import _print_summary
+    from agent_signals.cli.flow_runs import print_summary
     from agent_signals.store.runs import RunStats
 
     stats = RunStats(llm_calls=3, prompt_tokens=900, cached_prompt_tokens=512, completion_tokens=60)
     stats.llm_calls_by_purpose["extract"] = 3
-    _print_summary(stats.summary(uuid4(), "manual", "succeeded", answer_mode=mode), 1.0)
+    print_summary(stats.summary(uuid4(), "manual", "succeeded", answer_mode=mode), 1.0)
     line = next(line for line in capsys.readouterr().out.splitlines() if "llm calls" in line)
     answers = ", answers as json_object" if mode else ""
     assert (

@@ -1,0 +1,128 @@
+"""The commands that measure prompts and models: `eval` (precision and recall against a dataset's gold
+facts, in a scratch database) and `replay` (a candidate prompt over history, without writing)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from agent_signals.cli.options import MOMENT, settings_of, utc
+from agent_signals.config import Settings
+from agent_signals.errors import AgentSignalsError
+
+
+@click.command("eval")
+@click.option("--dataset", "dataset_path", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="Conversations with gold facts (the shape of msc-valid.json, or eval/workplace-signals.json).")  # fmt: skip
+@click.option("--model", default=None, help="litellm model to evaluate (default: AGENT_SIGNALS_MODEL).")
+@click.option("--limit-users", type=click.IntRange(min=1), default=None, help="Only the first N users.")
+@click.pass_context
+def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_users: int | None) -> None:
+    """Precision and recall of the stored signals against a dataset's gold facts, from a real run in a
+    scratch database (never the project's signals). Ends with one JSON line."""
+    import json
+
+    from agent_signals.evaluation import evaluate
+
+    settings = settings_of(ctx)
+    try:
+        raw = json.loads(dataset_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AgentSignalsError(
+            f"cannot read {dataset_path}: {exc}", hint="pass a JSON dataset file"
+        ) from exc
+    dataset = evaluate.read_dataset(raw, str(dataset_path), limit_users)
+    if not dataset.users:
+        raise AgentSignalsError(
+            f"{dataset_path}: no users to evaluate", hint="check --limit-users and the file"
+        )
+    report, summary = evaluate.run(settings, dataset, model)
+    result = {
+        "dataset": str(dataset_path), "model": model or settings.model, "prompt_version": settings.prompt_version,
+        "users": len(dataset.users),
+        **report.as_dict(), "llm_calls": summary["llm_calls"], "prompt_tokens": summary["prompt_tokens"],
+        "completion_tokens": summary["completion_tokens"], "cost_usd": summary["cost_usd"],
+    }  # fmt: skip
+    click.echo(
+        f"{result['dataset']}: {result['users']} users, model {result['model']}, prompt {result['prompt_version']}"
+    )
+    click.echo(f"  precision {result['precision']:.3f}  recall {result['recall']:.3f}  F1 {result['f1']:.3f}  "
+               f"({report.correct}/{report.signals} signals right, {report.found_facts}/{report.expected_facts} facts found)")  # fmt: skip
+    click.echo(f"  recall with one fact per signal (the matcher before consolidated signals were credited): "
+               f"{result['recall_single_match']:.3f} ({report.found_single}/{report.expected_facts})")  # fmt: skip
+    click.echo(f"  wrong speaker {report.wrong_speaker} ({result['wrong_speaker_rate']:.1%})  "
+               f"negatives stored: {result['negative_hits'] or 'none'}  tier accuracy {result['tier_accuracy']}")  # fmt: skip
+    click.echo(f"  model calls {result['llm_calls']}, prompt tokens {result['prompt_tokens']}, "
+               f"completion tokens {result['completion_tokens']}, cost ${result['cost_usd']:.4f}")  # fmt: skip
+    click.echo(f"  {'kind':<22}{'signals':>8}{'precision':>11}{'facts':>7}{'recall':>8}")
+    for kind, row in result["by_kind"].items():
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        click.echo(f"  {kind:<22}{row['signals']:>8}{fmt(row['precision']):>11}{row['expected_facts']:>7}{fmt(row['recall']):>8}")  # fmt: skip
+    click.echo(json.dumps(result))
+
+
+@click.command("replay")
+@click.option("--prompt-version", required=True, help="Candidate prompt, e.g. v2 (prompts/extract/v2.*).")
+@click.option(
+    "--since",
+    required=True,
+    type=MOMENT,
+    help="Start of the window of history (UTC unless an offset is given).",
+)
+@click.option("--until", default=None, type=MOMENT, help="End of the window, excluded (default: now).")
+@click.option("--user", "users", multiple=True, help="Only this user (repeat for several).")
+@click.option("--show", default=5, show_default=True, help="Examples listed per kind of difference.")
+@click.pass_context
+def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: datetime | None,
+               users: tuple[str, ...], show: int) -> None:  # fmt: skip
+    """Run a candidate prompt over historical messages WITHOUT writing, and print how its signals differ
+    from the stored ones (would add, drop, change, re-tier), with model calls and cost."""
+    import json
+
+    from agent_signals.core import windows
+    from agent_signals.evaluation.replay import replay
+    from agent_signals.store.migrate import check_current
+    from agent_signals.store.source import Window
+
+    settings = settings_of(ctx)
+    try:
+        candidate = settings.model_copy(update={"prompt_version": Settings.model_validate(
+            {"prompt_version": prompt_version}).prompt_version})  # fmt: skip
+    except ValueError as exc:
+        raise AgentSignalsError(
+            f"--prompt-version {prompt_version!r} is not a version", hint="e.g. v2"
+        ) from exc
+    since, until = utc(since), utc(until or datetime.now(UTC))
+    windows.check_window(since, until)
+    from agent_signals.store import db as database
+
+    with database.session(settings) as conn:
+        check_current(conn, settings)
+    window = Window(until=until, since=since, users=tuple(users) or None, ignore_watermarks=True)
+    diff, usage = asyncio.run(replay(candidate, window))
+    if usage["users"] == 0:
+        raise AgentSignalsError(
+            f"no flagged user messages between {since.isoformat()} and {until.isoformat()}"
+            + (f" for {', '.join(users)}" if users else ""),
+            hint="check the window and the user ids",
+        )
+    click.echo(f"replay of {usage['prompt_version']} over {usage['users']} users, {usage['messages']} messages "
+               f"(nothing written)")  # fmt: skip
+    click.echo(f"  would add {len(diff.add)}, drop {len(diff.drop)}, change {len(diff.change)}, "
+               f"re-tier {len(diff.retier)}; unchanged {diff.unchanged}")  # fmt: skip
+    click.echo(f"  model calls {usage['llm_calls']}, prompt tokens {usage['prompt_tokens']}, "
+               f"completion tokens {usage['completion_tokens']}, cost ${usage['cost_usd']:.4f}, "
+               f"failures {usage['failures']}")  # fmt: skip
+    for c in diff.add[:show]:
+        click.echo(f"  + {c.user_id}: {c.content} [{c.tier}/{c.kind}]")
+    for s in diff.drop[:show]:
+        click.echo(f"  - {s.user_id}: {s.content} [{s.tier}/{s.kind}]")
+    for s, c in diff.change[:show]:
+        click.echo(f"  ~ {s.user_id}: {s.content} -> {c.content}")
+    for s, c in diff.retier[:show]:
+        click.echo(f"  ^ {s.user_id}: {s.content} [{s.tier} -> {c.tier}]")
+    click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
+                           "retier": len(diff.retier), "unchanged": diff.unchanged}))  # fmt: skip

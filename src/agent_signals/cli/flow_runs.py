@@ -1,0 +1,97 @@
+"""Running a Prefect flow to its end from the terminal (explained errors printed once, SIGINT/SIGTERM ending
+the process in one line) and printing the run's summary."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Coroutine
+from typing import Any
+
+import click
+
+from agent_signals.errors import AgentSignalsError
+
+
+def run_flow(flow_call: Coroutine[Any, Any, dict]) -> dict:
+    """Run a flow to its end in this process. An error the CLI explains (a misconfigured model, a failed
+    quality gate) is printed once, without Prefect's traceback. A flow given RunListeners(interrupted=
+    interrupted) stops on SIGINT or SIGTERM, prints one line and exits 128 + the signal's number."""
+    import logging
+
+    explained = _DropExplained()
+    loggers = [logging.getLogger(name) for name in ("prefect.flow_runs", "prefect.task_runs")]
+    for logger in loggers:
+        logger.addFilter(explained)
+    try:
+        return asyncio.run(flow_call)
+    finally:
+        for logger in loggers:
+            logger.removeFilter(explained)
+
+
+class _DropExplained:
+    """Keeps out of the terminal Prefect's report of an exception the CLI prints as `error:` and `hint:`."""
+
+    def filter(self, record) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, AgentSignalsError)
+
+
+def interrupted(signum: int, summary: dict | None) -> None:
+    """The run was interrupted and its ledger row written: say so in one line and end the process now
+    (Prefect's temporary server got the signal too; waiting on it would only print tracebacks)."""
+    import os
+
+    from prefect.server.api.server import SubprocessASGIServer
+
+    if summary is None:
+        click.echo("interrupted: nothing was written", err=True)
+    else:
+        click.echo(
+            f"interrupted: {summary['users']} user(s) committed by run {summary['run_id']}, "
+            "the next run finishes the rest",
+            err=True,
+        )
+    SubprocessASGIServer().stop()  # the temporary server of this process, if any is still running
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + signum)
+
+
+def fail_if_nothing_worked(summary: dict) -> None:
+    """A run in which every user it tried failed did nothing: say so, and exit non-zero."""
+    if summary["users"] and summary["failures"] >= summary["users"]:
+        raise AgentSignalsError(
+            f"all {summary['users']} user(s) of run {summary['run_id']} failed",
+            hint="the reasons are in ops.failures (select * from ops.failures where run_id = "
+            f"'{summary['run_id']}'); the users stay pending and the next run retries them",
+        )
+
+
+def print_summary(summary: dict, seconds: float) -> None:
+    actions = ", ".join(f"{k} {v}" for k, v in summary["actions"].items()) or "none"
+    purposes = ", ".join(f"{k} {v}" for k, v in summary["llm_calls_by_purpose"].items())
+    click.echo(
+        f"\n{_run_name(summary)}: {summary['status']} in {seconds:.1f}s\n"
+        f"  users {summary['users']}, conversations {summary['conversations']}, messages {summary['messages']}\n"
+        f"  actions: {actions}\n"
+        f"  llm calls {summary['llm_calls']}{f' ({purposes})' if purposes else ''}"
+        f"{f', answers as {mode}' if (mode := summary.get('answer_mode')) else ''}, "
+        f"prompt tokens {summary['prompt_tokens']}"
+        + (f" ({summary['cached_prompt_tokens']} cached)" if summary.get("cached_prompt_tokens") else "")
+        + f", completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
+        f"  failures {summary['failures']}"
+        + (
+            "\n  left for the next run: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_users"].items())
+            if summary.get("skipped_users")
+            else ""
+        )
+    )
+
+
+def _run_name(summary: dict) -> str:
+    """How the summary names its run: a dry run has no row in ops.runs, so no run id."""
+    if summary.get("dry_run"):
+        return f"dry run ({summary['kind']}, nothing written)"
+    return f"run {summary['run_id']} ({summary['kind']})"
