@@ -137,7 +137,7 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
     if summary is None:
         from agent_signals.flows.extract import extract_signals
 
-        summary = _run_flow(extract_signals(kind=kind))
+        summary = _run_flow(extract_signals(kind=kind, settings=_settings(ctx)))
     _print_summary(summary, time.monotonic() - started)
     _fail_if_nothing_worked(summary)
     return summary
@@ -237,7 +237,12 @@ def backfill_cmd(
     try:
         summary = _run_flow(
             backfill_signals(
-                since=since, until=until, users=list(users) or None, slice=slice_, dry_run=dry_run
+                since=since,
+                until=until,
+                users=list(users) or None,
+                slice=slice_,
+                dry_run=dry_run,
+                settings=settings,
             )
         )
     finally:

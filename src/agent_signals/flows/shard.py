@@ -9,13 +9,13 @@ from uuid import UUID
 from prefect import flow
 from prefect.runtime import flow_run
 
-from agent_signals.config import Settings
+from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
 from agent_signals.stages import run as pipeline
 
 
 @flow(name="process-shard")
-async def process_shard_run(run: dict, batch: str, shard: dict) -> dict:
-    spec = pipeline.RunSpec.from_params(run, Settings())
+async def process_shard_run(run: dict, batch: str, shard: dict, settings: SettingsParameter = None) -> dict:
+    spec = pipeline.RunSpec.from_params(run, settings_or_environment(settings))
     part = pipeline.Shard.from_params(shard)
     stats = await pipeline.run_shard(spec, part)
     await pipeline.record_shard_run(spec, UUID(batch), part, stats, flow_run.get_id())
