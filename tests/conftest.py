@@ -140,15 +140,36 @@ def new_database(server_url: str, template_db: str):
 
 @pytest.fixture
 def database_url(new_database, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A fresh, migrated database for one test; DATABASE_URL points at it (flows read it from there)."""
+    """A fresh, migrated database for one test. DATABASE_URL points at it for the command line the test runs
+    (a child process or click's runner: the CLI reads its settings from the environment, at its edge); the
+    test's own flow runs and stages take `settings`."""
     url = new_database()
     monkeypatch.setenv("DATABASE_URL", url)
     return url
 
 
+SCRIPTED_SETTINGS = {"model": SCRIPTED_MODEL, "max_retries": 1, "retry_backoff_s": 0, "summaries": False}
+"""The settings of a test that uses the scripted model (fixture `scripted`); tests of summaries turn them on."""
+
+
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    return Settings()
+def settings_with(database_url: str, request: pytest.FixtureRequest):
+    """A factory of this test's settings: the test's database, the scripted model's settings when the test
+    uses `scripted`, then the overrides given (validated, as values from the environment are)."""
+    base: dict[str, object] = {"database_url": database_url}
+    if "scripted" in request.fixturenames:
+        base |= SCRIPTED_SETTINGS
+
+    def build(**overrides: object) -> Settings:
+        return Settings(**(base | overrides))
+
+    return build
+
+
+@pytest.fixture
+def settings(settings_with) -> Settings:
+    """The settings the test passes to its flows and stages (settings_with() without overrides)."""
+    return settings_with()
 
 
 @pytest.fixture
@@ -165,13 +186,10 @@ def scripted_model() -> ScriptedModel:
 
 
 @pytest.fixture
-def scripted(scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch) -> ScriptedModel:
-    """Route the pipeline to the scripted model; it answers like the offline model unless scripted."""
+def scripted(scripted_model: ScriptedModel) -> ScriptedModel:
+    """The scripted model, reset; the test's `settings` route the pipeline to it (SCRIPTED_SETTINGS). It
+    answers like the offline model unless scripted."""
     scripted_model.reset()
-    monkeypatch.setenv("AGENT_SIGNALS_MODEL", SCRIPTED_MODEL)
-    monkeypatch.setenv("AGENT_SIGNALS_MAX_RETRIES", "1")
-    monkeypatch.setenv("AGENT_SIGNALS_RETRY_BACKOFF_S", "0")
-    monkeypatch.setenv("AGENT_SIGNALS_SUMMARIES", "false")  # tests of summaries turn them on
     yield scripted_model
     scripted_model.reset()
 

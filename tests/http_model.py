@@ -159,6 +159,11 @@ class HttpModel:
         return {"AGENT_SIGNALS_MODEL": model, "OPENAI_API_BASE": self.url, "OPENAI_BASE_URL": self.url,
                 "OPENAI_API_KEY": api_key}  # fmt: skip
 
+    def settings(self, model: str = "openai/some-name", api_key: str = "sk-test") -> dict[str, str]:
+        """Settings values that point the pipeline's model at this server (for a run in the test's process;
+        env() is for a command-line process)."""
+        return {"model": model, "api_base": self.url, "api_key": api_key}
+
 
 @contextmanager
 def serve(respond: Respond) -> Iterator[HttpModel]:

@@ -10,6 +10,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 
+from agent_signals.config import Settings
 from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
 from agent_signals.errors import AgentSignalsError
 from agent_signals.flows.extract import extract_signals
@@ -54,8 +55,8 @@ SYSTEMS = (
 )
 
 
-def run() -> dict:
-    return asyncio.run(extract_signals(kind="manual"))
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
 
 
 def create(content: str, handle: str, quote: str, kind: str = "ownership", tier: str = "core") -> dict:
@@ -107,7 +108,7 @@ def test_thirty_identity_facts_leave_at_most_twenty_core_and_lose_none(conn, set
     scripted.script = owns_each_message
     for day, start in enumerate(range(0, 30, 10)):
         state_facts(conn, settings, "ann", SYSTEMS[start : start + 10], day=day)
-        summary = run()
+        summary = run(settings)
         assert summary["failures"] == 0
         assert core_count(conn, "ann") <= 20
     assert core_count(conn, "ann") == 20
@@ -124,7 +125,7 @@ def test_thirty_identity_facts_leave_at_most_twenty_core_and_lose_none(conn, set
 def test_the_database_refuses_a_commit_over_the_cap(conn, settings, scripted):
     scripted.script = owns_each_message
     state_facts(conn, settings, "bo", SYSTEMS[:20], day=0)
-    run()
+    run(settings)
     assert core_count(conn, "bo") == 20
     signal_id = conn.execute(
         "select signal_id from signals.signals where user_id = 'bo' and tier = 'core' limit 1"
@@ -161,10 +162,10 @@ def test_a_bad_reconciliation_answer_still_holds_the_cap_and_loses_nothing(
     user_paths.add_signal(conn, settings, "cy", "Owns the whole platform", "ownership")
     scripted.script = owns_each_message
     state_facts(conn, settings, "cy", SYSTEMS[:20], day=0)
-    run()
+    run(settings)
     scripted.script = lambda p: bad_answer if is_reconcile_prompt(p) else owns_each_message(p)
     state_facts(conn, settings, "cy", SYSTEMS[20:23], day=1)
-    summary = run()
+    summary = run(settings)
 
     assert summary["failures"] == 0 and summary["status"] == "succeeded"
     assert core_count(conn, "cy") == 20
@@ -182,7 +183,7 @@ def test_a_bad_reconciliation_answer_still_holds_the_cap_and_loses_nothing(
 def test_reconciliation_merges_keep_evidence_and_undo_reverses_them(conn, settings, scripted):
     scripted.script = owns_each_message
     state_facts(conn, settings, "di", SYSTEMS[:20], day=0)
-    run()
+    run(settings)
 
     def merge_first_two(prompt):
         if is_reconcile_prompt(prompt):
@@ -193,7 +194,7 @@ def test_reconciliation_merges_keep_evidence_and_undo_reverses_them(conn, settin
 
     scripted.script = merge_first_two
     state_facts(conn, settings, "di", SYSTEMS[20:21], day=1)
-    run()
+    run(settings)
     assert core_count(conn, "di") == 20
     survivor, merged_into, evidence = conn.execute(
         "select s.signal_id, m.merged_into, (select count(*) from signals.evidence e where e.signal_id = s.signal_id) "
@@ -232,7 +233,7 @@ def test_reconciliation_merges_keep_evidence_and_undo_reverses_them(conn, settin
 def test_undo_of_a_demotion(conn, settings, scripted):
     scripted.script = owns_each_message
     state_facts(conn, settings, "ed", SYSTEMS[:21], day=0)
-    run()
+    run(settings)
     event_id, signal_id = conn.execute(
         "select event_id, signal_id from signals.events where user_id = 'ed' and action = 'demote'"
     ).fetchone()
@@ -282,7 +283,7 @@ def test_the_users_word_wins_over_a_restatement_or_a_contradiction(conn, setting
         conversation("gu-1", "gu", [("user", "I'm a data engineer"), ("user", "I prefer short answers"),
                                     ("user", "I live in Lisbon")]),
     )  # fmt: skip
-    summary = run()
+    summary = run(settings)
     assert summary["actions"]["skipped_manual"] == 2 and summary["actions"]["created"] == 1
     prompt = next(c for c in scripted.calls if is_extract_prompt(c))
     _messages, known, _kinds = parse_extract_prompt(prompt)
@@ -299,7 +300,7 @@ def test_a_deleted_signal_is_a_tombstone_for_its_text_and_near_duplicates(conn, 
         create("Prefers answers without emojis", "m1", "no emojis", kind="writing"),
     ]})  # fmt: skip
     load_conversations(conn, settings, conversation("ha-1", "ha", [("user", "no emojis")]))
-    run()
+    run(settings)
     signal_id = conn.execute("select signal_id from signals.signals where user_id = 'ha'").fetchone()[0]
     user_paths.delete_signal(conn, settings, "ha", signal_id)
 
@@ -314,7 +315,7 @@ def test_a_deleted_signal_is_a_tombstone_for_its_text_and_near_duplicates(conn, 
             settings,
             conversation(f"ha-{day + 1}", "ha", [("user", "no emojis")], start=T0 + timedelta(days=day)),
         )
-        summary = run()
+        summary = run(settings)
         assert summary["actions"] == {"skipped_tombstone": 1}
     assert statuses(conn, "ha") == {"Prefers answers without emojis": "deleted/core"}
 
@@ -359,7 +360,7 @@ def test_unrelated_facts_in_any_script_stay_apart_and_a_tombstone_blocks_only_it
         load_conversations(
             conn, settings, conversation(f"{user}-1", user, [("user", deleted), ("user", kept)])
         )
-    assert run()["actions"] == {"created": 6}
+    assert run(settings)["actions"] == {"created": 6}
     for user, script in SCRIPTS.items():
         assert set(statuses(conn, user).values()) == {"active/contextual"} and len(statuses(conn, user)) == 2
         signal_id = conn.execute(
@@ -375,7 +376,7 @@ def test_unrelated_facts_in_any_script_stay_apart_and_a_tombstone_blocks_only_it
             settings,
             conversation(f"{user}-2", user, [("user", later), ("user", again)], start=T0 + timedelta(days=1)),
         )
-    assert run()["actions"] == {"created": 3, "skipped_tombstone": 3}
+    assert run(settings)["actions"] == {"created": 3, "skipped_tombstone": 3}
     for user, script in SCRIPTS.items():
         deleted, kept, later, _again = (script[text] for text in script)
         assert statuses(conn, user) == {
@@ -398,32 +399,30 @@ def test_three_phrasings_of_one_preference_end_as_one_signal_with_three_mentions
         load_conversations(
             conn, settings, conversation(f"io-{day}", "io", [("user", text)], start=T0 + timedelta(days=day))
         )
-        assert run()["failures"] == 0
+        assert run(settings)["failures"] == 0
     rows = conn.execute(
         "select content, mention_count from signals.signals where user_id = 'io' and status = 'active'"
     ).fetchall()
     assert rows == [("Prefers short, direct answers", 3)]
 
 
-def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, settings, scripted, monkeypatch):
+def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, settings, scripted):
     scripted.script = lambda p: json.dumps({"actions": [
         create("Works as a site reliability engineer", "m1", "I'm an SRE", kind="role"),
     ]})  # fmt: skip
     load_conversations(conn, settings, conversation("jo-1", "jo", [("user", "I'm an SRE")]))
     user_paths.add_signal(conn, settings, "ka", "Writes in British English", "writing")
-    summary = run()
+    summary = run(settings)
     assert summary["embedding_calls"] == 2  # the hand-added signal, then the user's new signal
     assert conn.execute("select count(*) from signals.signals where embedding is null").fetchone()[0] == 0
     hits = user_paths.search(conn, settings, "site reliability engineer", user_id=None, limit=1)
     assert hits[0]["user_id"] == "jo" and hits[0]["similarity"] > 0.5
 
-    from agent_signals.config import Settings
     from agent_signals.errors import SchemaError
     from agent_signals.store.migrate import check_current
 
-    monkeypatch.setenv("AGENT_SIGNALS_EMBEDDING_DIM", "128")
     with pytest.raises(SchemaError, match="vector\\(256\\)") as caught:
-        check_current(conn, Settings())
+        check_current(conn, settings.model_copy(update={"embedding_dim": 128}))
     assert "AGENT_SIGNALS_EMBEDDING_DIM" in caught.value.hint
 
 

@@ -13,6 +13,7 @@ import time
 import psycopg
 import pytest
 
+from agent_signals.config import Settings
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, kill_when, load_conversations
 
@@ -24,11 +25,11 @@ FINAL = """select user_id, content, tier, kind, status, mention_count, first_see
            from signals.signals order by user_id, content"""
 
 
-def seed(url: str, settings_factory) -> None:
+def seed(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         load_conversations(
             conn,
-            settings_factory(url),
+            Settings(database_url=url),
             *(
                 conversation(
                     f"c{i}",
@@ -45,23 +46,22 @@ def seed(url: str, settings_factory) -> None:
         )
 
 
-def reference_and_twin(new_database, monkeypatch) -> tuple[str, str]:
+def run_on(url: str, **overrides) -> dict:
+    """A manual run in this process on the database at `url`, with these settings overrides."""
+    return asyncio.run(extract_signals(kind="manual", settings=Settings(database_url=url, **overrides)))
+
+
+def reference_and_twin(new_database) -> tuple[str, str]:
     """Two databases seeded alike; the first has had one uninterrupted run (the reference)."""
-    from agent_signals.config import Settings
-
-    def settings_for(url):
-        return Settings(database_url=url)
-
     reference, twin = new_database(), new_database()
-    seed(reference, settings_for)
-    seed(twin, settings_for)
-    monkeypatch.setenv("DATABASE_URL", reference)
-    asyncio.run(extract_signals(kind="manual"))
+    seed(reference)
+    seed(twin)
+    run_on(reference)
     return reference, twin
 
 
-def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
-    reference, crashed = reference_and_twin(new_database, monkeypatch)
+def test_a_killed_run_is_finished_by_the_next_one(new_database):
+    reference, crashed = reference_and_twin(new_database)
 
     env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "400",
            "AGENT_SIGNALS_CONCURRENCY": "1"}  # fmt: skip
@@ -70,8 +70,7 @@ def test_a_killed_run_is_finished_by_the_next_one(new_database, monkeypatch):
     with psycopg.connect(crashed, autocommit=True) as conn:
         done = conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0]
         assert 3 <= done < USERS, "the kill must land mid-run"
-        monkeypatch.setenv("DATABASE_URL", crashed)
-        summary = asyncio.run(extract_signals(kind="manual"))
+        summary = run_on(crashed)
         assert summary["users"] == USERS - done  # only the unfinished users are called again
         statuses = [r[0] for r in conn.execute("select status from ops.runs order by started_at")]
         assert statuses == ["abandoned", "succeeded"]
@@ -85,12 +84,12 @@ EVIDENCE = """select s.user_id, s.content, e.conversation_id, e.message_id, e.qu
 TRIALS = 20
 
 
-def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database, monkeypatch):
+def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database):
     """SIGKILL lands during model calls, between users' writes, during summaries and the view refresh;
     every next run picks up what is left, and the end state equals that of one uninterrupted run."""
     import random
 
-    reference, crashed = reference_and_twin(new_database, monkeypatch)
+    reference, crashed = reference_and_twin(new_database)
 
     rng = random.Random(int(os.environ.get("AGENT_SIGNALS_CRASH_SEED", "20261122")))
     env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "200",
@@ -113,8 +112,7 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
         with psycopg.connect(crashed, autocommit=True) as conn:
             killed_during.add(conn.execute(committed).fetchone()[0])
 
-    monkeypatch.setenv("DATABASE_URL", crashed)
-    last = asyncio.run(extract_signals(kind="manual"))
+    last = run_on(crashed)
     assert last["status"] == "succeeded"
     with (
         psycopg.connect(crashed, autocommit=True) as conn,
@@ -130,19 +128,16 @@ def test_twenty_kills_at_random_points_end_as_one_uninterrupted_run(new_database
     assert len(killed_during) > 1, "every kill landed at the same point: widen the delays"
 
 
-def test_connections_dropped_mid_run_fail_it_cleanly_and_the_next_run_finishes(new_database, monkeypatch):
+def test_connections_dropped_mid_run_fail_it_cleanly_and_the_next_run_finishes(new_database):
     """Every connection of the run is terminated by the server mid-run (as in a restart): users already
     committed stay, the ledger says what happened, and the next run does the rest."""
     from concurrent.futures import ThreadPoolExecutor
 
-    reference, dropped = reference_and_twin(new_database, monkeypatch)
+    reference, dropped = reference_and_twin(new_database)
 
-    monkeypatch.setenv("DATABASE_URL", dropped)
-    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "300")
-    monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")
-    monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "2")
+    one_by_one = {"concurrency": 1, "shard_size": 2}
     with ThreadPoolExecutor(1) as pool, psycopg.connect(dropped, autocommit=True) as conn:
-        running = pool.submit(asyncio.run, extract_signals(kind="manual"))
+        running = pool.submit(run_on, dropped, **one_by_one, offline_latency_ms=300)
         deadline = time.monotonic() + 120
         while conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0] < 3:
             assert not running.done() and time.monotonic() < deadline
@@ -158,8 +153,7 @@ def test_connections_dropped_mid_run_fail_it_cleanly_and_the_next_run_finishes(n
     assert 3 <= committed < USERS
     assert status == "failed" and "connection" in error.lower()
 
-    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "0")
-    rest = asyncio.run(extract_signals(kind="manual"))
+    rest = run_on(dropped, **one_by_one)
     assert rest["status"] == "succeeded" and rest["users"] == USERS - committed
     with (
         psycopg.connect(dropped, autocommit=True) as conn,

@@ -17,7 +17,7 @@ USERS = 60
 
 def test_offline_model_finds_planted_statements_and_skips_the_negatives(conn, settings):
     seed(conn, settings, users=USERS)
-    summary = asyncio.run(extract_signals(kind="manual"))
+    summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["status"] == "succeeded" and summary["failures"] == 0
 
     result = score(conn, settings, users=USERS)

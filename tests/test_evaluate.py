@@ -12,7 +12,14 @@ import pytest
 
 from agent_signals.errors import AgentSignalsError
 from agent_signals.evaluation import evaluate
-from agent_signals.evaluation.evaluate import GoldFact, StoredSignal, match, similarity, wrong_speaker
+from agent_signals.evaluation.matching import (
+    GoldFact,
+    StoredSignal,
+    credits,
+    match,
+    similarity,
+    wrong_speaker,
+)
 from tests.builders import T0, conversation, load_conversations
 
 TINY = Path(__file__).parent / "data" / "eval_tiny.json"
@@ -95,7 +102,7 @@ def test_a_consolidated_signal_is_credited_with_every_fact_it_cites_and_states()
     both = StoredSignal("s", "u", "Likes Styx and Journey", "preference", "core",
                         frozenset({("c1", "m1"), ("c1", "m2"), ("c1", "m3")}))  # fmt: skip
     # the dog's message is cited too, but the signal says nothing of a dog: not credited
-    assert sorted(f.fact_id for f in evaluate.credits(both, facts)) == ["journey", "styx"]
+    assert sorted(f.fact_id for f in credits(both, facts)) == ["journey", "styx"]
     report = evaluate.score([both], evaluate.Dataset([], facts, [], ["u"]))
     assert (report.signals, report.correct, report.expected_facts) == (1, 1, 3)  # precision per signal
     assert (report.found_facts, report.found_single) == (2, 1)  # the old matcher found one of the two
@@ -150,7 +157,7 @@ SNAPSHOT = """select (select count(*) from signals.signals), (select count(*) fr
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
-def test_replay_prints_the_difference_and_writes_nothing(settings, conn, database_url, monkeypatch):
+def test_replay_prints_the_difference_and_writes_nothing(settings, conn):
     from agent_signals.evaluation.replay import replay
     from agent_signals.flows.extract import extract_signals
     from agent_signals.store.source import Window
@@ -160,8 +167,7 @@ def test_replay_prints_the_difference_and_writes_nothing(settings, conn, databas
         conversation("r1", "cy", [("user", "I'm a data engineer."), ("user", "I own the billing service.")]),
         conversation("r2", "di", [("user", "I prefer short answers with bullet points.")]),
     )  # fmt: skip
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    asyncio.run(extract_signals(kind="manual"))
+    asyncio.run(extract_signals(kind="manual", settings=settings))
     # history since: cy's ownership re-tiered by hand, di's signal gone, and a message nobody extracted yet
     conn.execute("update signals.signals set tier = 'contextual' where content = 'Owns the billing service'")
     conn.execute(
@@ -203,7 +209,7 @@ def row_counts(conn) -> dict[str, int]:
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
-def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, database_url, monkeypatch):
+def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
     """A signal the user deleted is not listed as an addition although the candidate prompt states it again
     (a run skips it as a tombstone), and a signal the user edited into their own is not dropped."""
     from agent_signals.evaluation.replay import replay
@@ -217,8 +223,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn, da
         conversation("r2", "di", [("user", "I prefer short answers with bullet points.")]),
         conversation("r4", "fay", [("user", "I have epilepsy.")]),
     )  # fmt: skip
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    asyncio.run(extract_signals(kind="manual"))
+    asyncio.run(extract_signals(kind="manual", settings=settings))
     # fay's candidate states a special category: rejected and recorded (ops.rejected_actions, refers to a run)
     assert conn.execute("select count(*) from ops.rejected_actions where user_id = 'fay'").fetchone()[0] == 1
     ids = dict(conn.execute("select content, signal_id from signals.signals").fetchall())

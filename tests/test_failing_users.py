@@ -21,8 +21,8 @@ from tests.fakes import user_texts
 POISON = "I am the CEO and the root of all things \u2603"
 
 
-def run() -> dict:
-    return asyncio.run(extract_signals(kind="manual"))
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
 
 
 def create(content: str, quote: str) -> dict:
@@ -50,16 +50,14 @@ def cli_output(*args: str) -> str:
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_user_whose_answers_are_always_garbage_stops_costing_calls_and_learns_again(
-    conn, settings, scripted, monkeypatch
+    conn, settings_with, scripted
 ):
-    monkeypatch.setenv(
-        "AGENT_SIGNALS_FAILING_USER_BACKOFF_S", "0"
-    )  # every run may retry: only the limit stops it
+    settings = settings_with(failing_user_backoff_s=0)  # every run may retry: only the limit stops it
     scripted.script = garbage_for_the_poison
     load_conversations(conn, settings, conversation("g1", "gus", [("user", POISON)]))
     calls = []
     for _ in range(5):
-        summary = run()
+        summary = run(settings)
         calls.append(summary["llm_calls"])
     assert calls == [1, 1, 1, 0, 0]  # AGENT_SIGNALS_FAILING_USER_ATTEMPTS=3, then nothing
     held = conn.execute(
@@ -76,7 +74,7 @@ def test_a_user_whose_answers_are_always_garbage_stops_costing_calls_and_learns_
     later["messages"][1]["created_at"] = (T0 + timedelta(days=1)).isoformat()
     load_conversations(conn, settings, later)
     scripted.calls.clear()
-    learned = run()
+    learned = run(settings)
     assert learned["llm_calls"] == 1 and learned["actions"] == {"created": 1}
     assert POISON not in user_texts(scripted.extraction_calls[0])
     assert conn.execute("select content from signals.signals where user_id = 'gus'").fetchall() == [
@@ -87,10 +85,10 @@ def test_a_user_whose_answers_are_always_garbage_stops_costing_calls_and_learns_
     assert "released 1 message(s)" in cli_output("set-aside", "release", "--user", "gus")
     scripted.calls.clear()
     scripted.script = lambda p: json.dumps({"actions": [create("Is the CEO of everything", "I am the CEO")]})
-    again = run()
+    again = run(settings)
     assert again["llm_calls"] == 1 and POISON in user_texts(scripted.extraction_calls[0])
     assert "I'm a pilot" not in user_texts(scripted.extraction_calls[0])
-    assert run()["llm_calls"] == 0
+    assert run(settings)["llm_calls"] == 0
     assert "read again" in cli_output("set-aside", "list", "--all")
 
 
@@ -104,20 +102,20 @@ def test_a_failing_user_waits_longer_after_each_failure_and_transient_faults_do_
 
     load_conversations(conn, settings, conversation("w1", "wes", [("user", POISON)]))
     scripted.script = lambda p: litellm.RateLimitError("slow down", llm_provider="scripted", model="test")
-    run()
-    run()  # a transient fault: retried at the next run, never counted against the user
+    run(settings)
+    run(settings)  # a transient fault: retried at the next run, never counted against the user
     counted = conn.execute(
         "select count(*), bool_or(counted), bool_or(retry_after is not null) from ops.failures"
     )
     assert counted.fetchone() == (2, False, False)
 
     scripted.script = lambda p: "not json"
-    first = run()
+    first = run(settings)
     assert first["failures"] == 1
-    assert run()["skipped_users"] == {"backoff": 1}  # waits AGENT_SIGNALS_FAILING_USER_BACKOFF_S
+    assert run(settings)["skipped_users"] == {"backoff": 1}  # waits AGENT_SIGNALS_FAILING_USER_BACKOFF_S
     assert waits(conn) == [4 * 3600]
     conn.execute("update ops.failures set retry_after = now() - interval '1 second' where counted")
-    run()
+    run(settings)
     assert waits(conn)[-1] == 8 * 3600  # twice as long after the second failure
     assert conn.execute("select count(*) from ops.set_aside").fetchone()[0] == 0
 

@@ -204,17 +204,17 @@ def test_the_failure_message_names_each_leaked_item_its_category_and_where():
 MODELS = ["fooled-http", "offline"]
 
 
-def run_corpus(model: str, monkeypatch: pytest.MonkeyPatch) -> dict:
+def run_corpus(model: str, settings: Settings) -> dict:
     """One manual run of the real flow over every pending user, with the fooled model over HTTP or the
     default offline model."""
-    monkeypatch.setenv("AGENT_SIGNALS_RETRY_BACKOFF_S", "0")
-    monkeypatch.setenv("AGENT_SIGNALS_SHARDS", "1")  # one quality-gate batch instead of four: a faster test
+    quick = {"retry_backoff_s": 0, "shards": 1}  # one quality-gate batch instead of four: a faster test
     if model == "offline":
-        return asyncio.run(extract_signals(kind="manual"))
+        return asyncio.run(extract_signals(kind="manual", settings=settings.model_copy(update=quick)))
     with http_model.serve(http_model.fooled) as server:
-        for name, value in server.env(model="openai/fooled").items():
-            monkeypatch.setenv(name, value)
-        summary = asyncio.run(extract_signals(kind="manual"))
+        fooled = Settings(
+            **(server.settings(model="openai/fooled") | quick), database_url=settings.database_url
+        )
+        summary = asyncio.run(extract_signals(kind="manual", settings=fooled))
     extractions = sum(1 for _path, body in server.requests if "<messages>" in body["messages"][-1]["content"])
     assert 0 < extractions <= len(CORPUS), extractions  # through litellm's openai provider, one call a user
     return summary
@@ -225,11 +225,11 @@ def run_corpus(model: str, monkeypatch: pytest.MonkeyPatch) -> dict:
 @pytest.mark.usefixtures("prefect_harness")
 @pytest.mark.parametrize("model", MODELS)
 def test_the_hostile_corpus_leaves_nothing_forbidden_or_sensitive_and_keeps_the_controls(
-    model, conn, settings, monkeypatch, capfd, request
+    model, conn, settings, capfd, request
 ):
     load_conversations(conn, settings, *(conversation(i.id, i.id, [("user", i.text)]) for i in CORPUS))
     with captured_logs() as lines:
-        summary = run_corpus(model, monkeypatch)
+        summary = run_corpus(model, settings)
     out, err = capfd.readouterr()
     logged = [Text.of(f"log {name}", text) for name, text in lines]
     logged += [Text.of("stdout", out), Text.of("stderr", err)]

@@ -201,7 +201,7 @@ def test_an_openai_model_gets_the_prompt_as_rendered():
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_run_over_http_records_cached_tokens_and_a_server_error_as_a_transient_failure(
-    conn, settings, monkeypatch
+    conn, settings, settings_with
 ):
     from agent_signals.flows.extract import extract_signals
     from agent_signals.store.report import run_markdown
@@ -216,10 +216,9 @@ def test_a_run_over_http_records_cached_tokens_and_a_server_error_as_a_transient
         return http_model.chat(ANSWER, prompt_tokens=1500, cached_tokens=1024)
 
     with http_model.serve(respond) as server:
-        for name, value in {"MODEL": "openai/some-name", "API_BASE": server.url, "API_KEY": "sk-test",
-                            "MAX_RETRIES": "1", "RETRY_BACKOFF_S": "0", "SHARDS": "1"}.items():  # fmt: skip
-            monkeypatch.setenv(f"AGENT_SIGNALS_{name}", value)
-        summary = asyncio.run(extract_signals(kind="manual"))
+        over_http = settings_with(model="openai/some-name", api_base=server.url, api_key="sk-test",
+                                  max_retries=1, retry_backoff_s=0, shards=1)  # fmt: skip
+        summary = asyncio.run(extract_signals(kind="manual", settings=over_http))
     assert len(server.requests) == 4  # ann, bo, and cy's call retried once
     assert (summary["status"], summary["llm_calls"], summary["failures"]) == ("partial", 2, 1)
     row = conn.execute("select prompt_tokens, cached_prompt_tokens from ops.runs").fetchone()

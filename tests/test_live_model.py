@@ -92,20 +92,21 @@ def proposed(answers: list[str]) -> int:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid_is_written(
-    mode, conn, settings, gemma, prefect_harness, request, monkeypatch
+    mode, conn, settings, settings_with, gemma, prefect_harness, request
 ):
     from agent_signals.flows.extract import extract_signals
 
     users = seed(conn, settings, Path(request.config.getoption("--live-data")))
     forward = http_model.Forward(gemma)
     with http_model.serve(forward) as proxy:
-        for name, value in proxy.env(model=f"openai/{llama_server.MODEL_NAME}", api_key="sk-local").items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")  # llama.cpp answers one request at a time
-        monkeypatch.setenv("AGENT_SIGNALS_TIMEOUT_S", "900")  # a liveness bound: 2 shared cores
-        monkeypatch.setenv("AGENT_SIGNALS_RETRY_BACKOFF_S", "0")
-        monkeypatch.setenv("AGENT_SIGNALS_STRUCTURED_ANSWERS", mode)
-        summary = asyncio.run(extract_signals(kind="manual"))
+        live = settings_with(
+            **proxy.settings(model=f"openai/{llama_server.MODEL_NAME}", api_key="sk-local"),
+            concurrency=1,  # llama.cpp answers one request at a time
+            timeout_s=900,  # a liveness bound: 2 shared cores
+            retry_backoff_s=0,
+            structured_answers=mode,
+        )
+        summary = asyncio.run(extract_signals(kind="manual", settings=live))
     print(json.dumps(summary))  # the run's figures on a real model (pytest -s)
 
     run_id = summary["run_id"]

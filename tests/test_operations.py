@@ -53,8 +53,15 @@ def final(url: str) -> list:
         return conn.execute(FINAL).fetchall()
 
 
-def backfill(**kwargs) -> dict:
-    return asyncio.run(backfill_signals(since=SINCE, until=UNTIL, **kwargs))
+def extract(url: str, kind: str = "scheduled", **overrides) -> dict:
+    """A run on the database at `url`, with these settings overrides."""
+    return asyncio.run(extract_signals(kind=kind, settings=Settings(database_url=url, **overrides)))
+
+
+def backfill(url: str, **kwargs) -> dict:
+    return asyncio.run(
+        backfill_signals(since=SINCE, until=UNTIL, settings=Settings(database_url=url), **kwargs)
+    )
 
 
 def test_the_deployments_are_what_deploy_prefect_yaml_declares():
@@ -82,14 +89,12 @@ def test_the_deployments_are_what_deploy_prefect_yaml_declares():
     }
 
 
-def test_a_backfill_equals_a_scheduled_run_over_the_same_messages(new_database, monkeypatch):
+def test_a_backfill_equals_a_scheduled_run_over_the_same_messages(new_database):
     scheduled, replayed = new_database(), new_database()
     seed(scheduled)
     seed(replayed)
-    monkeypatch.setenv("DATABASE_URL", scheduled)
-    asyncio.run(extract_signals(kind="scheduled"))
-    monkeypatch.setenv("DATABASE_URL", replayed)
-    summary = backfill()
+    extract(scheduled)
+    summary = backfill(replayed)
     assert summary["kind"] == "backfill" and summary["status"] == "succeeded"
     assert final(replayed) == final(scheduled) != []
     with psycopg.connect(replayed, autocommit=True) as conn:
@@ -98,18 +103,17 @@ def test_a_backfill_equals_a_scheduled_run_over_the_same_messages(new_database, 
         ).fetchone()
         assert window == (SINCE, UNTIL, "1d")
         assert conn.execute("select count(*) from ops.backfill_slices").fetchone()[0] == 5
-    again = backfill()  # the same backfill again: every slice is done, nothing is called
+    again = backfill(replayed)  # the same backfill again: every slice is done, nothing is called
     assert again["llm_calls"] == 0 and again["actions"] == {"slices_already_done": 5}
     assert final(replayed) == final(scheduled)
 
 
 @pytest.mark.slow
-def test_a_backfill_killed_half_way_finishes_with_the_same_result(new_database, monkeypatch):
+def test_a_backfill_killed_half_way_finishes_with_the_same_result(new_database):
     reference, crashed = new_database(), new_database()
     seed(reference)
     seed(crashed)
-    monkeypatch.setenv("DATABASE_URL", reference)
-    backfill()
+    backfill(reference)
 
     env = {**os.environ, "DATABASE_URL": crashed, "AGENT_SIGNALS_OFFLINE_LATENCY_MS": "300",
            "AGENT_SIGNALS_CONCURRENCY": "1"}  # fmt: skip
@@ -122,8 +126,7 @@ def test_a_backfill_killed_half_way_finishes_with_the_same_result(new_database, 
     ]
     kill_when(args, env, crashed, "select count(*) from ops.backfill_slices", 2)
 
-    monkeypatch.setenv("DATABASE_URL", crashed)
-    resumed = backfill()
+    resumed = backfill(crashed)
     assert resumed["actions"].get("slices_already_done", 0) >= 2
     assert final(crashed) == final(reference)
     with psycopg.connect(crashed, autocommit=True) as conn:
@@ -131,10 +134,9 @@ def test_a_backfill_killed_half_way_finishes_with_the_same_result(new_database, 
     assert statuses == ["abandoned", "succeeded"]
 
 
-def test_a_dry_run_changes_no_row_and_says_what_would_change(new_database, monkeypatch):
+def test_a_dry_run_changes_no_row_and_says_what_would_change(new_database):
     url = new_database()
     seed(url)
-    monkeypatch.setenv("DATABASE_URL", url)
     tables = ("signals.signals", "signals.evidence", "signals.events", "signals.watermarks", "ops.runs",
               "ops.failures", "ops.backfill_slices", "signals.dirty_users")  # fmt: skip
 
@@ -143,23 +145,19 @@ def test_a_dry_run_changes_no_row_and_says_what_would_change(new_database, monke
             return {t: conn.execute(f"select count(*) from {t}").fetchone()[0] for t in tables}
 
     before = counts()
-    summary = backfill(dry_run=True)
+    summary = backfill(url, dry_run=True)
     assert counts() == before
     assert summary["actions"]["created"] > 0 and summary["llm_calls"] > 0
 
 
-def test_the_budget_stops_a_run_and_the_next_run_finishes_the_work(new_database, monkeypatch):
+def test_the_budget_stops_a_run_and_the_next_run_finishes_the_work(new_database):
     reference, budgeted = new_database(), new_database()
     seed(reference)
     seed(budgeted)
-    monkeypatch.setenv("DATABASE_URL", reference)
-    asyncio.run(extract_signals(kind="scheduled"))
+    extract(reference)
 
-    monkeypatch.setenv("DATABASE_URL", budgeted)
-    monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")
-    monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "2")
-    monkeypatch.setenv("AGENT_SIGNALS_MAX_RUN_TOKENS", "1500")  # a few users' worth
-    stopped = asyncio.run(extract_signals(kind="scheduled"))
+    one_by_one = {"concurrency": 1, "shard_size": 2}
+    stopped = extract(budgeted, **one_by_one, max_run_tokens=1500)  # a few users' worth
     assert stopped["status"] == "budget_exhausted"
     assert (
         0 < stopped["users"] < len(USERS)
@@ -168,28 +166,24 @@ def test_the_budget_stops_a_run_and_the_next_run_finishes_the_work(new_database,
     with psycopg.connect(budgeted, autocommit=True) as conn:
         assert conn.execute("select status from ops.runs").fetchone()[0] == "budget_exhausted"
 
-    monkeypatch.delenv("AGENT_SIGNALS_MAX_RUN_TOKENS")
-    rest = asyncio.run(extract_signals(kind="scheduled"))
+    rest = extract(budgeted, **one_by_one)
     assert rest["users"] == len(USERS) - stopped["users"] and rest["status"] == "succeeded"
     assert final(budgeted) == final(reference)
 
 
-def test_two_concurrent_runs_never_process_one_user_twice(new_database, monkeypatch):
+def test_two_concurrent_runs_never_process_one_user_twice(new_database):
     url = new_database()
     seed(url)
-    monkeypatch.setenv("DATABASE_URL", url)
-    monkeypatch.setenv("AGENT_SIGNALS_CONCURRENCY", "1")
-    monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "1")
-    monkeypatch.setenv("AGENT_SIGNALS_OFFLINE_LATENCY_MS", "500")
+    slow = {"concurrency": 1, "shard_size": 1, "offline_latency_ms": 500}
 
     with ThreadPoolExecutor(2) as pool, psycopg.connect(url, autocommit=True) as conn:
         # two runs at once, each in its own event loop; the second starts once the first is under way
-        first = pool.submit(asyncio.run, extract_signals(kind="scheduled"))
+        first = pool.submit(extract, url, "scheduled", **slow)
         deadline = time.monotonic() + 120
         while conn.execute("select count(*) from signals.watermarks").fetchone()[0] == 0:
             assert not first.done() and time.monotonic() < deadline
             time.sleep(0.02)
-        second = pool.submit(asyncio.run, extract_signals(kind="manual"))
+        second = pool.submit(extract, url, "manual", **slow)
         runs = [first.result(), second.result()]
     busy = sum(r["skipped_users"].get("busy", 0) for r in runs)
     assert busy > 0, "the runs did not overlap: the test would prove nothing"
@@ -227,7 +221,7 @@ def test_the_rate_limiter_paces_requests_and_tokens():
 
 def test_each_run_publishes_its_report_as_an_artifact(conn, settings, scripted):
     load_conversations(conn, settings, conversation("r1", "rita", [("user", "I'm a pilot.")]))
-    summary = asyncio.run(extract_signals(kind="manual"))
+    summary = asyncio.run(extract_signals(kind="manual", settings=settings))
 
     async def artifacts():
         from prefect.client.orchestration import get_client

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from agent_signals.config import Settings
 from agent_signals.core.prompts import is_extract_prompt, parse_extract_prompt
 from agent_signals.core.text import HIDDEN_CHARACTERS
 from agent_signals.flows.extract import extract_signals
@@ -17,8 +18,8 @@ from tests.fakes import user_texts
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 
 
-def run(kind: str = "manual") -> dict:
-    return asyncio.run(extract_signals(kind=kind))
+def run(settings: Settings, kind: str = "manual") -> dict:
+    return asyncio.run(extract_signals(kind=kind, settings=settings))
 
 
 def table_state(conn) -> dict:
@@ -67,7 +68,7 @@ def test_only_user_messages_of_flagged_conversations_reach_prompts_one_user_each
             [("user", "[bob] I work as a product designer."), ("assistant", "ASSISTANT-SENTINEL noted")],
         ),
     )
-    summary = run()
+    summary = run(settings)
     assert summary["llm_calls"] == 2 and summary["users"] == 2
     for prompt in scripted.calls:
         text = "\n".join(m["content"] for m in prompt)
@@ -92,11 +93,11 @@ def test_second_run_over_unchanged_data_makes_no_call_and_changes_no_row(conn, s
             ],
         ),
     )
-    first = run()
+    first = run(settings)
     assert first["llm_calls"] == 1
     before = table_state(conn)
     scripted.calls.clear()
-    second = run()
+    second = run(settings)
     assert second["llm_calls"] == 0 and second["users"] == 0 and scripted.calls == []
     assert table_state(conn) == before
 
@@ -104,7 +105,7 @@ def test_second_run_over_unchanged_data_makes_no_call_and_changes_no_row(conn, s
 def test_restatement_reinforces_instead_of_duplicating(conn, settings, scripted):
     load_conversations(conn, settings, conversation("d1", "dana", [("user", "I'm a staff engineer.")]))
     scripted.script = lambda p: answer(create("Is a staff engineer", "m1", "I'm a staff engineer"))
-    run()
+    run(settings)
     later = conversation("d2", "dana", [("user", "As I said, I'm a staff engineer.")])
     later["messages"][0]["created_at"] = "2026-03-09T09:00:00+00:00"
     load_conversations(conn, settings, later)
@@ -124,7 +125,7 @@ def test_restatement_reinforces_instead_of_duplicating(conn, settings, scripted)
         )
 
     scripted.script = restate
-    summary = run()
+    summary = run(settings)
     assert summary["actions"] == {"reinforced": 1}
     rows = conn.execute(
         "select content, mention_count, first_seen_at, last_seen_at from signals.signals"
@@ -145,7 +146,7 @@ def test_a_create_of_an_existing_text_also_reinforces(conn, settings, scripted):
         create("Is a data analyst", "m1", "I'm a data analyst"),
         create("is a Data Analyst.", "m2", "i'm a data analyst"),
     )
-    summary = run()
+    summary = run(settings)
     assert summary["actions"] == {"created": 1, "reinforced": 1}
     assert conn.execute("select mention_count from signals.signals").fetchall() == [(2,)]
 
@@ -170,7 +171,7 @@ def test_an_answer_that_cannot_be_parsed_writes_nothing_is_recorded_and_retried_
 ):
     load_conversations(conn, settings, conversation("f1", "frank", [("user", "I'm a pilot, based in Oslo.")]))
     scripted.script = lambda p: UNPARSEABLE_ANSWERS[case]
-    summary = run()
+    summary = run(settings)
     assert summary["failures"] == 1 and summary["status"] == "partial"
     assert conn.execute("select count(*) from signals.signals").fetchone()[0] == 0
     assert conn.execute("select count(*) from signals.watermarks").fetchone()[0] == 0
@@ -187,12 +188,12 @@ def test_an_answer_that_cannot_be_parsed_writes_nothing_is_recorded_and_retried_
     assert read == [{"conversation_id": "f1", "message_id": "00001"}]
 
     scripted.script = lambda p: answer(create("Is a pilot", "m1", "I'm a pilot"))
-    waiting = run()  # the backoff has not run out: no call, the user is left for later
+    waiting = run(settings)  # the backoff has not run out: no call, the user is left for later
     assert (
         waiting["llm_calls"] == 0 and waiting["skipped_users"] == {"backoff": 1} and waiting["failures"] == 0
     )
     elapse_backoff(conn)
-    retry = run()
+    retry = run(settings)
     assert retry["llm_calls"] == 1 and retry["failures"] == 0 and retry["actions"] == {"created": 1}
     assert conn.execute("select resolved_at is not null from ops.failures").fetchone()[0]
 
@@ -227,7 +228,7 @@ def test_each_invalid_action_is_rejected_and_recorded_while_the_valid_ones_are_a
         return answer(INVALID_ACTIONS[cases[i]][0], create("Is based in Oslo", "m1", "based in Oslo"))
 
     scripted.script = script
-    summary = run()
+    summary = run(settings)
     assert summary["status"] == "succeeded" and summary["failures"] == 0
     assert summary["actions"] == {"created": len(cases), "rejected_invalid": len(cases)}
     assert conn.execute("select count(distinct user_id) from signals.signals").fetchone()[0] == len(cases)
@@ -241,7 +242,7 @@ def test_each_invalid_action_is_rejected_and_recorded_while_the_valid_ones_are_a
         written, why = INVALID_ACTIONS[cases[int(user_id.removeprefix("user"))]]
         assert (stage, action, versioned, model) == ("validate", written, True, "scripted/test")
         assert reason.startswith(why), (reason, why)
-    assert run()["llm_calls"] == 0  # nothing left to retry: the messages were read
+    assert run(settings)["llm_calls"] == 0  # nothing left to retry: the messages were read
 
 
 @pytest.mark.parametrize("fault", ["rate_limit", "server_error", "timeout", "empty_answer"])
@@ -256,7 +257,7 @@ def test_model_faults_are_retried_then_recorded_apart_from_invalid_answers(conn,
     }
     load_conversations(conn, settings, conversation("g1", "gina", [("user", "I'm a pilot.")]))
     scripted.script = lambda p: errors[fault]
-    summary = run()
+    summary = run(settings)
     assert summary["failures"] == 1 and summary["llm_calls"] == 0
     assert len(scripted.calls) == 2  # AGENT_SIGNALS_MAX_RETRIES=1 in the fixture: one try, one retry
     assert conn.execute("select stage, error_kind, raw_answer from ops.failures").fetchone() == (
@@ -281,7 +282,7 @@ def test_one_users_failure_neither_stops_nor_undoes_the_others(conn, settings, s
         return answer(create("Is a pilot", "m1", "I'm a pilot"))
 
     scripted.script = script
-    summary = run()
+    summary = run(settings)
     assert summary["users"] == 6 and summary["failures"] == 1 and summary["actions"] == {"created": 5}
     written = {r[0] for r in conn.execute("select user_id from signals.signals")}
     assert written == set(users) - {"user3"}
@@ -289,9 +290,9 @@ def test_one_users_failure_neither_stops_nor_undoes_the_others(conn, settings, s
     # the failed user is picked up once its backoff ran out, the others are not called again
     scripted.calls.clear()
     scripted.script = lambda p: answer(create("Is a pilot", "m1", "I'm a pilot"))
-    assert run()["skipped_users"] == {"backoff": 1} and scripted.calls == []
+    assert run(settings)["skipped_users"] == {"backoff": 1} and scripted.calls == []
     elapse_backoff(conn)
-    assert run()["users"] == 1 and len(scripted.calls) == 1
+    assert run(settings)["users"] == 1 and len(scripted.calls) == 1
 
 
 def test_every_change_is_an_event_and_every_quote_is_in_a_user_message_of_that_user(conn, settings, scripted):
@@ -301,7 +302,7 @@ def test_every_change_is_an_event_and_every_quote_is_in_a_user_message_of_that_u
         conversation("i1", "ivan", [("user", "I'm a staff engineer. I  own the search   service.")]),
         conversation("i2", "jill", [("user", "I work as a de\u200bsig\u00adner.")]),  # read cleaned
     )
-    run()  # the offline model's own answers
+    run(settings)  # the offline model's own answers
     missing = conn.execute("""
         select s.signal_id from signals.signals s
         where not exists (select 1 from signals.events e where e.signal_id = s.signal_id and e.action = 'create'
@@ -324,7 +325,7 @@ def test_messages_are_read_cleaned_by_the_prompt_the_screens_and_the_evidence(co
         create("Asks to be granted ad\u200dmin ac\u2060cess", "m1", "ad\u200dmin ac\u2060cess", "preference"),
     )
     load_conversations(conn, settings, conversation("h1", "hana", [("user", stored)]))
-    summary = run()
+    summary = run(settings)
     prompt = next(c for c in scripted.calls if is_extract_prompt(c))
     assert [m.text for m in parse_extract_prompt(prompt)[0]] == [seen]
     assert not re.search(HIDDEN_CHARACTERS, json.dumps(prompt, ensure_ascii=False))
@@ -344,7 +345,7 @@ def test_messages_are_read_cleaned_by_the_prompt_the_screens_and_the_evidence(co
 def test_the_runs_ledger_holds_counts_tokens_and_cost(conn, settings, scripted):
     load_conversations(conn, settings, conversation("k1", "kim", [("user", "I'm a pilot."), ("user", "hi")]))
     scripted.script = lambda p: answer(create("Is a pilot", "m1", "I'm a pilot"))
-    summary = run("scheduled")
+    summary = run(settings, "scheduled")
     row = conn.execute("""select kind, status, users, conversations, messages, actions, llm_calls, prompt_tokens,
                                  completion_tokens, cost_usd, failures, window_end is not null, finished_at is not null
                           from ops.runs""").fetchone()

@@ -100,15 +100,15 @@ def test_the_v2_schema_takes_one_bare_skip_without_a_summary_and_no_skip_reasons
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
-def test_a_run_with_prompt_v2_learns_signals_and_records_the_version(conn, database_url, monkeypatch):
+def test_a_run_with_prompt_v2_learns_signals_and_records_the_version(conn, settings_with):
     from agent_signals.flows.extract import extract_signals
 
-    monkeypatch.setenv("AGENT_SIGNALS_PROMPT_VERSION", "v2")
+    settings = settings_with(prompt_version="v2")
     load_conversations(
-        conn, Settings(), conversation("v1c", "eve", [("user", "I'm a data engineer."), ("user", "thanks!")],
+        conn, settings, conversation("v1c", "eve", [("user", "I'm a data engineer."), ("user", "thanks!")],
                                        start=T0)
     )  # fmt: skip
-    summary = asyncio.run(extract_signals(kind="manual"))
+    summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["failures"] == 0
     rows = conn.execute(
         "select s.content, e.prompt_version from signals.signals s join signals.events e using (signal_id)"

@@ -20,14 +20,14 @@ from tests.builders import T0, conversation, load_conversations
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 
 
-@pytest.fixture(autouse=True)
-def with_summaries(scripted, monkeypatch):
-    """After `scripted`, which turns summaries off for the other test modules."""
-    monkeypatch.setenv("AGENT_SIGNALS_SUMMARIES", "true")
+@pytest.fixture
+def settings(settings_with, scripted) -> Settings:
+    """With summaries on (the scripted settings turn them off for the other test modules)."""
+    return settings_with(summaries=True)
 
 
-def run() -> dict:
-    return asyncio.run(extract_signals(kind="manual"))
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
 
 
 def extraction(answer):
@@ -77,7 +77,7 @@ def test_decay_archives_stale_context_but_not_core_or_the_users_own(conn, settin
         conversation("old-1", "al", [("user", "I'm a nurse"), ("user", "I like sailing")], start=old),
     )  # fmt: skip
     user_paths.add_signal(conn, settings, "al", "Prefers plain language", "writing")
-    summary = run()
+    summary = run(settings)
     assert summary["actions"]["archived"] == 1
     rows = dict(conn.execute(
         "select content, status || ' ' || round(decay_score::numeric, 4) from signals.signals where user_id = 'al'"
@@ -100,7 +100,7 @@ def test_decay_archives_stale_context_but_not_core_or_the_users_own(conn, settin
 def test_summary_is_rebuilt_only_when_the_signal_set_changed(conn, settings, scripted):
     scripted.script = extraction(lambda _text: [create("Works as a pilot", "m1", "I'm a pilot")])
     load_conversations(conn, settings, conversation("bo-1", "bo", [("user", "I'm a pilot")]))
-    run()
+    run(settings)
     summaries = [c for c in scripted.calls if is_summarize_prompt(c)]
     assert len(summaries) == 1
     first = conn.execute("select summary, fingerprint from signals.summaries where user_id = 'bo'").fetchone()
@@ -111,13 +111,13 @@ def test_summary_is_rebuilt_only_when_the_signal_set_changed(conn, settings, scr
         conn, settings, conversation("bo-2", "bo", [("user", "thanks!")], start=T0 + timedelta(days=1))
     )
     scripted.script = extraction(lambda _text: [])
-    summary = run()
+    summary = run(settings)
     assert summary["llm_calls"] == 1  # the extraction; the set did not change, so no summary call
     assert not [c for c in scripted.calls if is_summarize_prompt(c)]
 
     user_paths.add_signal(conn, settings, "bo", "Prefers metric units", "preference")
     scripted.calls.clear()
-    summary = run()
+    summary = run(settings)
     assert [c for c in scripted.calls if is_summarize_prompt(c)] and summary["llm_calls"] == 1
     second = conn.execute(
         "select summary, fingerprint from signals.summaries where user_id = 'bo'"
@@ -141,7 +141,7 @@ def test_a_candidate_that_breaks_an_expectation_is_rejected_alone(conn, settings
         conversation("cy-1", "cy", [("user", "I like it"), ("user", "I cook")]),
         conversation("di-1", "di", [("user", "I'm a chef")]),
     )  # fmt: skip
-    summary = run()
+    summary = run(settings)
     assert summary["status"] == "succeeded" and summary["failures"] == 0
     assert (summary["actions"]["created"], summary["actions"]["rejected_gate"]) == (2, 1)
     rejected = conn.execute("select user_id, stage, reason, action ->> 'content' from ops.rejected_actions")
@@ -156,14 +156,14 @@ def test_a_candidate_that_breaks_an_expectation_is_rejected_alone(conn, settings
 def test_a_critical_table_expectation_fails_the_run(conn, settings, scripted):
     scripted.script = extraction(lambda _text: [create("Works as a pilot", "m1", "I'm a pilot")])
     load_conversations(conn, settings, conversation("ed-1", "ed", [("user", "I'm a pilot")]))
-    assert run()["status"] == "succeeded"
+    assert run(settings)["status"] == "succeeded"
     conn.execute(  # an inferred signal nobody can justify: written around the pipeline, without evidence
         "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, "
         "first_seen_at, last_seen_at) values (gen_random_uuid(), 'ed', 'Is the CEO', 'is the ceo', 'role', "
         "'contextual', 'inferred', now(), now())"
     )
     with pytest.raises(Exception, match="every inferred signal has evidence"):
-        run()
+        run(settings)
     status, error = conn.execute(
         "select status, error from ops.runs order by started_at desc limit 1"
     ).fetchone()
@@ -178,13 +178,13 @@ def test_a_failed_summary_is_a_warning_in_the_ledger_and_retried(conn, settings,
         else json.dumps({"actions": [create("Works as a pilot", "m1", "I'm a pilot")]})
     )
     load_conversations(conn, settings, conversation("fa-1", "fa", [("user", "I'm a pilot")]))
-    summary = run()
+    summary = run(settings)
     assert summary["status"] == "succeeded"
     warnings = conn.execute("select warnings from ops.runs").fetchone()[0]
     assert any("summary of fa not rebuilt" in w for w in warnings)
     assert any("summaries current for every user this run changed: 1" in w for w in warnings)
     scripted.script_summaries = False
-    run()  # nothing new to extract; the summary is retried
+    run(settings)  # nothing new to extract; the summary is retried
     assert conn.execute("select count(*) from signals.summaries where user_id = 'fa'").fetchone()[0] == 1
 
 
@@ -198,7 +198,7 @@ def _pilot_who_sails(conn, settings, scripted, user: str) -> None:
         conn, settings,
         conversation(f"{user}-1", user, [("user", "I'm a pilot"), ("user", "I like sailing")]),
     )  # fmt: skip
-    assert run()["status"] == "succeeded"
+    assert run(settings)["status"] == "succeeded"
     summary = conn.execute("select summary from signals.summaries where user_id = %s", [user]).fetchone()[0]
     assert "works as a pilot" in summary and "likes sailing" in summary
 
@@ -221,9 +221,9 @@ def test_a_summary_is_rebuilt_when_a_refresh_by_hand_consumed_the_dirty_mark(con
     assert refreshed.exit_code == 0, refreshed.output
     assert conn.execute("select count(*) from signals.dirty_users where user_id = 'gil'").fetchone()[0] == 0
     # `agent-signals run` does not take this for a run with nothing to do
-    assert "stale_summaries" in idle.pending_work(Settings(), datetime.now(UTC))
+    assert "stale_summaries" in idle.pending_work(settings, datetime.now(UTC))
     scripted.calls.clear()
-    summary = run()
+    summary = run(settings)
     assert [c for c in scripted.calls if is_summarize_prompt(c)] and summary["actions"]["summarized"] == 1
     rebuilt, view = conn.execute(
         "select m.summary, c.summary from signals.summaries m join context.user_context c using (user_id) "
@@ -231,7 +231,7 @@ def test_a_summary_is_rebuilt_when_a_refresh_by_hand_consumed_the_dirty_mark(con
     ).fetchone()
     assert "works as a pilot" in rebuilt and "sailing" not in rebuilt and view == rebuilt
     scripted.calls.clear()
-    run()  # the summary matches the signals again: no call
+    run(settings)  # the summary matches the signals again: no call
     assert not scripted.calls
 
 
@@ -268,7 +268,7 @@ def test_a_deleted_or_edited_signal_leaves_the_context_view_when_the_command_ret
     # the user stays marked: the next run writes the summary of what is left, and only that
     assert conn.execute("select count(*) from signals.dirty_users where user_id = 'hal'").fetchone()[0] == 1
     scripted.calls.clear()
-    run()
+    run(settings)
     assert len([c for c in scripted.calls if is_summarize_prompt(c)]) == 1
     markdown, summary = context()
     assert "flight instructor" in summary and "pilot" not in summary and "sailing" not in summary
@@ -288,7 +288,7 @@ def test_a_run_over_old_history_needs_no_summary_call(conn, settings, scripted):
                                      ("user", "My favorite food is sushi.")], start=old),
         conversation("qu-1", "qui", [("user", "I love sailing on weekends.")], start=old),
     )  # fmt: skip
-    summary = run()
+    summary = run(settings)
     assert summary["llm_calls_by_purpose"] == {"extract": 3}  # one call per user, no summarize call
     assert summary["actions"]["archived"] == 3
     statuses = dict(conn.execute(
@@ -305,5 +305,5 @@ def test_a_run_over_old_history_needs_no_summary_call(conn, settings, scripted):
     assert conn.execute(
         "select count(*) from signals.summaries where user_id = 'qui'").fetchone()[0] == 0  # fmt: skip
     scripted.calls.clear()
-    again = run()
+    again = run(settings)
     assert not scripted.calls and again["actions"].get("archived", 0) == 0

@@ -12,6 +12,7 @@ import re
 import litellm
 import pytest
 
+from agent_signals.config import Settings
 from agent_signals.core.redaction import decode_escapes, redact_answer, redact_fields
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
@@ -95,7 +96,7 @@ def test_no_secret_a_model_copies_is_kept_in_any_table_or_log_line(conn, setting
         return next(answer for tag, answer in ANSWERS.items() if tag in user_texts(prompt))
 
     scripted.script = script
-    summary = run()
+    summary = run(settings)
     assert summary["failures"] == 3  # vic, wyn, xan
     assert summary["actions"] == {
         "created": 1, "quarantined": 1, "skipped_sensitive": 1, "rejected_invalid": 2,
@@ -112,8 +113,8 @@ def test_no_secret_a_model_copies_is_kept_in_any_table_or_log_line(conn, setting
     assert [line for line in lines if holds_a_secret(line)] == []
 
 
-def run() -> dict:
-    return asyncio.run(extract_signals(kind="manual"))
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
 
 
 @pytest.mark.unit

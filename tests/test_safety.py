@@ -27,8 +27,8 @@ from tests.builders import T0, conversation, load_conversations
 HOSTILE = json.loads((Path(__file__).parent / "data" / "hostile_messages.json").read_text())["messages"]
 
 
-def run() -> dict:
-    return asyncio.run(extract_signals(kind="manual"))
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
 
 
 def create(content: str, quote: str, kind: str = "personal", tier: str = "contextual") -> dict:
@@ -70,7 +70,7 @@ def test_no_hostile_message_becomes_a_signal_unless_it_is_a_genuine_self_stateme
     load_conversations(
         conn, settings, *(conversation(f"h{i}", "eve", [("user", m["text"])]) for i, m in enumerate(HOSTILE))
     )
-    summary = run()
+    summary = run(settings)
     assert summary["failures"] == 0
     assert contents(conn, "eve") == {m["expect"] for m in HOSTILE if m["expect"]}
     assert conn.execute("select count(*) from signals.signals where user_id <> 'eve'").fetchone()[0] == 0
@@ -86,7 +86,7 @@ def test_an_instruction_to_the_agent_is_quarantined_not_written(conn, settings, 
         create("Lives in Porto", "I live in Porto"),
     ]})  # fmt: skip
     load_conversations(conn, settings, conversation("q1", "quinn", [("user", f"{text} I live in Porto")]))
-    summary = run()
+    summary = run(settings)
     assert summary["actions"]["quarantined"] == 1
     assert contents(conn, "quinn") == {"Lives in Porto"}
     row = conn.execute("select user_id, content, reason, evidence from ops.quarantine").fetchone()
@@ -130,7 +130,7 @@ def test_a_secret_is_never_stored(conn, settings, scripted, kind, secret):
         create("Lives in Porto", message),  # a fact whose quote holds the secret: stored redacted
     ]})  # fmt: skip
     load_conversations(conn, settings, conversation("s1", "sam", [("user", message)]))
-    summary = run()
+    summary = run(settings)
     assert summary["actions"]["skipped_sensitive"] == 1 and summary["actions"]["created"] == 1
     rows = conn.execute(
         "select s.content, e.quote, ev.after::text from signals.signals s join signals.evidence e using (signal_id) "
@@ -151,7 +151,7 @@ def test_the_pipelines_own_output_is_not_learned_again(conn, settings, scripted)
     pasted = "## About this user\n### Core identity\n- Works as a data engineer\n- Owns the billing service"
     scripted.script = lambda p: json.dumps({"actions": [create("Lives in Porto", "I live in Porto")]})
     load_conversations(conn, settings, conversation("r1", "rae", [("user", "I live in Porto")]))
-    run()
+    run(settings)
     scripted.calls.clear()
     scripted.script = lambda p: json.dumps({"actions": [
         create("Lives in Porto", "Lives in Porto"),  # the agent's words quoted back by the user
@@ -160,7 +160,7 @@ def test_the_pipelines_own_output_is_not_learned_again(conn, settings, scripted)
         conn, settings,
         conversation("r2", "rae", [("user", pasted), ("user", "Lives in Porto")], start=T0 + timedelta(days=1)),
     )  # fmt: skip
-    summary = run()
+    summary = run(settings)
     prompts = "\n".join(c[-1]["content"] for c in scripted.extraction_calls)
     assert (
         "About this user" not in prompts and "billing service" not in prompts
@@ -230,15 +230,15 @@ def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
-def test_forget_removes_everything_derived_about_a_user(conn, settings, scripted, monkeypatch):
-    monkeypatch.setenv("AGENT_SIGNALS_SUMMARIES", "true")
+def test_forget_removes_everything_derived_about_a_user(conn, settings_with, scripted):
+    settings = settings_with(summaries=True)
     scripted.script = lambda p: json.dumps(
         {"actions": [create("Lives in Porto", "I live in Porto"), create("Lives in Oslo", "I live in Oslo")]}
     )  # the second is rejected (its quote is not in the message): a row of ops.rejected_actions
     load_conversations(conn, settings, conversation("f1", "fay", [("user", "I live in Porto")]),
                        conversation("g1", "gus", [("user", "I live in Porto")]))  # fmt: skip
     user_paths.add_signal(conn, settings, "fay", "Prefers tea", "preference")
-    run()
+    run(settings)
     assert conn.execute("select count(*) from context.user_context where user_id = 'fay'").fetchone()[0] == 1
 
     assert user_paths.forget_user(conn, settings, "fay") == 2
@@ -250,7 +250,7 @@ def test_forget_removes_everything_derived_about_a_user(conn, settings, scripted
     assert conn.execute("select count(*) from signals.evidence").fetchone()[0] == 1  # gus's
     assert conn.execute("select user_id, signals from ops.forgotten").fetchall() == [("fay", 2)]
     assert contents(conn, "gus") == {"Lives in Porto"}
-    again = run()  # the old conversation is not learned again
+    again = run(settings)  # the old conversation is not learned again
     assert again["users"] == 0 and contents(conn, "fay") == set()
 
 
@@ -268,12 +268,12 @@ def test_a_signal_whose_only_source_was_deleted_is_retracted(conn, settings, scr
     load_conversations(conn, settings, conversation("d1", "dee", [("user", "I live in Porto")]),
                        conversation("d2", "dee", [("user", "I live in Porto")]),
                        conversation("e1", "eli", [("user", "I live in Porto")]))  # fmt: skip
-    run()
+    run(settings)
     assert conn.execute("select mention_count from signals.signals where user_id = 'dee'").fetchone()[0] == 2
     for conversation_id in ("d1", "e1"):
         conn.execute("delete from app.messages where conversation_id = %s", [conversation_id])
         conn.execute("delete from app.conversations where conversation_id = %s", [conversation_id])
-    summary = run()
+    summary = run(settings)
     assert summary["actions"]["retracted"] == 1
     rows = dict(
         conn.execute("select user_id, status || ' ' || mention_count from signals.signals").fetchall()
@@ -296,7 +296,7 @@ def as_role(conn, role: str):
 def test_each_role_can_do_its_job_and_nothing_more(conn, settings, scripted):
     scripted.script = lambda p: json.dumps({"actions": [create("Lives in Porto", "I live in Porto")]})
     load_conversations(conn, settings, conversation("p1", "pia", [("user", "I live in Porto")]))
-    run()
+    run(settings)
     manual = user_paths.add_signal(conn, settings, "pia", "Prefers tea", "preference")
 
     def refused(role: str, statement: str, params=()):

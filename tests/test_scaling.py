@@ -3,17 +3,14 @@ the same flow runs its shards in one process or on a Dask cluster (a local one h
 
 from __future__ import annotations
 
-import asyncio
-
 import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.flows.extract import extract_signals
 from agent_signals.stages.shards import shard_of, shards
 from agent_signals.store.runs import RunStats
 from agent_signals.store.source import Pending
-from tests.test_crash import FINAL, USERS, reference_and_twin
+from tests.test_crash import FINAL, USERS, reference_and_twin, run_on
 
 
 @pytest.mark.unit
@@ -54,17 +51,11 @@ def test_run_stats_merge_adds_every_figure():
 @pytest.mark.flow
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
-def test_a_run_on_a_local_dask_cluster_equals_a_run_in_one_process(new_database, monkeypatch):
-    from prefect_dask import DaskTaskRunner
-
-    reference, distributed = reference_and_twin(new_database, monkeypatch)
-    monkeypatch.setenv("DATABASE_URL", distributed)
-    monkeypatch.setenv("AGENT_SIGNALS_RUNNER", "dask")
-    monkeypatch.setenv("AGENT_SIGNALS_SHARDS", "4")
-    monkeypatch.setenv("AGENT_SIGNALS_SHARD_SIZE", "3")  # 16 users: at least 6 tasks over 2 workers
-    cluster = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
-    flow = extract_signals.with_options(task_runner=DaskTaskRunner(cluster_kwargs=cluster))
-    summary = asyncio.run(flow(kind="manual"))
+def test_a_run_on_a_local_dask_cluster_equals_a_run_in_one_process(new_database):
+    reference, distributed = reference_and_twin(new_database)
+    # a local cluster of 2 worker processes, built from the run's settings as the run starts;
+    # 16 users in shards of at most 3: at least 6 tasks over the 2 workers
+    summary = run_on(distributed, runner="dask", dask_workers=2, shards=4, shard_size=3)
     assert summary["status"] == "succeeded" and summary["users"] == USERS
     assert summary["llm_calls_by_purpose"] == {"extract": USERS}
     with psycopg.connect(distributed, autocommit=True) as conn:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent_signals.config import DEFAULT_KINDS
+from agent_signals.config import DEFAULT_KINDS, Settings
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.screen import screen
 from agent_signals.core.special import CATEGORIES, TABLE, redact_special, special_categories
@@ -265,8 +265,8 @@ def test_what_the_offline_model_makes_of_special_category_statements_is_flagged(
     assert [c for c in contents if not special_categories(c)] == []
 
 
-def run() -> dict:
-    return asyncio.run(extract_signals(kind="manual"))
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
 
 
 def stored(conn, user: str) -> str:
@@ -284,10 +284,9 @@ def stored(conn, user: str) -> str:
 @pytest.mark.usefixtures("prefect_harness")
 @pytest.mark.parametrize("setting", ["skip", "keep"])
 def test_a_special_category_is_not_stored_unless_the_deployment_keeps_them(
-    conn, settings, scripted, monkeypatch, setting
+    conn, settings_with, scripted, setting
 ):
-    if setting == "keep":
-        monkeypatch.setenv("AGENT_SIGNALS_SPECIAL_CATEGORIES", "keep")
+    settings = settings_with(special_categories=setting)
     create = {"action": "create", "tier": "contextual", "kind": "personal"}
     scripted.script = lambda p: json.dumps({"actions": [
         {**create, "content": "Has type 2 diabetes", "evidence": [{"message": "m1", "quote": MESSAGE}]},
@@ -295,7 +294,7 @@ def test_a_special_category_is_not_stored_unless_the_deployment_keeps_them(
     ]})  # fmt: skip
     user_paths.add_signal(conn, settings, "dee", "Has coeliac disease", "personal")  # the user's own: kept
     load_conversations(conn, settings, conversation("d1", "dee", [("user", MESSAGE)]))
-    summary = run()
+    summary = run(settings)
     signals = dict(
         conn.execute("select content, origin from signals.signals where user_id = 'dee'").fetchall()
     )
@@ -324,7 +323,7 @@ def test_the_offline_model_stores_no_special_category(conn, settings, scripted):
     load_conversations(
         conn, settings, conversation("o1", "ola", [("user", t) for t in [*OFFLINE_STATED, *benign]])
     )
-    summary = run()  # the scripted fixture answers as the offline model does
+    summary = run(settings)  # the scripted fixture answers as the offline model does
     contents = {r[0] for r in conn.execute("select content from signals.signals where user_id = 'ola'")}
     assert contents and all(not special_categories(c) for c in contents)
     assert "Works as a data engineer on the payments team" in contents

@@ -28,27 +28,26 @@ EMPTY = json.dumps({"actions": []})
 
 
 @pytest.fixture
-def serve_model(monkeypatch: pytest.MonkeyPatch):
-    """serve_model(respond, model, **settings): the server, with the pipeline's model pointed at it."""
+def serve_model():
+    """serve_model(respond, model, **values): the server, and settings (with these values) that point the
+    pipeline's model at it."""
     servers = []
 
-    def start(respond: http_model.Respond, model: str = "openai/some-name", **settings: str):
+    def start(
+        respond: http_model.Respond, model: str = "openai/some-name", **values: object
+    ) -> tuple[http_model.HttpModel, Settings]:
         server = http_model.serve(respond)
         servers.append(server)
         running = server.__enter__()
-        for name, value in {**running.env(model=model), "AGENT_SIGNALS_RETRY_BACKOFF_S": "0"}.items():
-            monkeypatch.setenv(name, value)
-        for name, value in settings.items():
-            monkeypatch.setenv(f"AGENT_SIGNALS_{name.upper()}", value)
-        return running
+        return running, Settings(**(running.settings(model=model) | {"retry_backoff_s": 0} | values))
 
     yield start
     for server in reversed(servers):
         server.__exit__(None, None, None)
 
 
-def complete(family: str = "extract", max_tokens: int | None = None) -> llm.Completion:
-    return asyncio.run(llm.complete(PROMPT, Settings(), family=family, max_tokens=max_tokens))
+def complete(settings: Settings, family: str = "extract", max_tokens: int | None = None) -> llm.Completion:
+    return asyncio.run(llm.complete(PROMPT, settings, family=family, max_tokens=max_tokens))
 
 
 def sent_format(server: http_model.HttpModel) -> dict | None:
@@ -82,10 +81,11 @@ def keys(value: object) -> set[str]:
 def test_auto_sends_the_calling_prompts_slim_schema_to_a_model_litellm_knows_takes_one(
     serve_model, family, version, answer
 ):
-    server = serve_model(lambda _p, _b: http_model.chat(answer), "openai/gpt-4o-mini", prompt_version=version)
-    settings = Settings()
+    server, settings = serve_model(
+        lambda _p, _b: http_model.chat(answer), "openai/gpt-4o-mini", prompt_version=version
+    )
     assert answer_mode(settings) == "json_schema"
-    assert complete(family).text == answer
+    assert complete(settings, family).text == answer
     sent = sent_format(server)
     assert sent == {"type": "json_schema", "json_schema": {
         "name": f"{family}_answer", "schema": slim_schema(schema_file(settings, family, version)), "strict": False}}  # fmt: skip
@@ -102,16 +102,16 @@ def test_auto_sends_the_calling_prompts_slim_schema_to_a_model_litellm_knows_tak
      ("json_object_schema", "openai/some-name", "object_schema")],  # llama-cpp-python's server's form
 )  # fmt: skip
 def test_each_setting_sends_its_response_format(serve_model, mode, model, expected):
-    server = serve_model(lambda _p, _b: http_model.chat(EMPTY), model, structured_answers=mode)
-    complete()
+    server, settings = serve_model(lambda _p, _b: http_model.chat(EMPTY), model, structured_answers=mode)
+    complete(settings)
     sent = sent_format(server)
     if expected == "schema":
         assert sent["type"] == "json_schema" and sent["json_schema"]["schema"]["title"] == "ExtractAnswer"
     elif expected == "object_schema":
-        assert sent == {"type": "json_object", "schema": slim_schema(schema_file(Settings(), "extract"))}
+        assert sent == {"type": "json_object", "schema": slim_schema(schema_file(settings, "extract"))}
     else:
         assert sent == expected
-    assert answer_mode(Settings()) == (mode if mode != "auto" else "json_object")
+    assert answer_mode(settings) == (mode if mode != "auto" else "json_object")
 
 
 @pytest.mark.unit
@@ -158,8 +158,8 @@ def cut_below(tokens: int, answer: str = EMPTY) -> http_model.Respond:
 
 @pytest.mark.unit
 def test_a_cut_answer_is_asked_again_with_twice_the_budget_and_both_calls_are_counted(serve_model):
-    server = serve_model(cut_below(2048))
-    completion = complete()
+    server, settings = serve_model(cut_below(2048))
+    completion = complete(settings)
     assert completion.text == EMPTY and not completion.truncated
     assert [body["max_tokens"] for _p, body in server.requests] == [1024, 2048]
     assert (completion.prompt_tokens, completion.completion_tokens, completion.attempts) == (20, 10, 2)
@@ -168,9 +168,9 @@ def test_a_cut_answer_is_asked_again_with_twice_the_budget_and_both_calls_are_co
 @pytest.mark.unit
 @pytest.mark.parametrize("written", ['{"actions": [{"action": "cre', ""])
 def test_an_answer_cut_again_fails_as_truncated_with_its_usage(serve_model, written):
-    server = serve_model(lambda _p, _b: http_model.cut(written))
+    server, settings = serve_model(lambda _p, _b: http_model.cut(written))
     with pytest.raises(llm.TruncatedAnswer) as failed:
-        complete()
+        complete(settings)
     assert failed.value.kind == "truncated" and "max_tokens=1024 and again at 2048" in str(failed.value)
     # both calls' usage, and an empty cut body is not an empty answer retried as a fault of the model
     assert failed.value.spent.completion_tokens == 10 and len(server.requests) == 2
@@ -180,9 +180,11 @@ def test_an_answer_cut_again_fails_as_truncated_with_its_usage(serve_model, writ
 
 @pytest.mark.unit
 def test_no_larger_budget_than_the_models_max_output_tokens_is_asked(serve_model):
-    server = serve_model(cut_below(10**9), "openai/gpt-4o-mini")  # litellm: 16384 output tokens at most
+    server, settings = serve_model(
+        cut_below(10**9), "openai/gpt-4o-mini"
+    )  # litellm: 16384 output tokens at most
     with pytest.raises(llm.TruncatedAnswer):
-        complete(max_tokens=16384)
+        complete(settings, max_tokens=16384)
     assert [body["max_tokens"] for _p, body in server.requests] == [16384]
     assert llm.larger_budget("openai/gpt-4o-mini", 10000) == 16384
     assert llm.larger_budget("openai/some-name", 1024) == 2048
@@ -195,18 +197,18 @@ def test_no_larger_budget_than_the_models_max_output_tokens_is_asked(serve_model
 @pytest.mark.unit
 def test_an_answer_in_a_markdown_fence_is_accepted(serve_model):
     fenced = '```json\n{"actions": [{"action": "skip", "reason": "nothing durable"}]}\n```'
-    serve_model(lambda _p, _b: http_model.chat(fenced))
-    (action,) = parse_extract_actions(complete().text).actions
+    _server, settings = serve_model(lambda _p, _b: http_model.chat(fenced))
+    (action,) = parse_extract_actions(complete(settings).text).actions
     assert action.action is not None and action.action.reason == "nothing durable"
-    serve_model(lambda _p, _b: http_model.chat('```\n{"summary": "A pilot."}\n```'))
-    assert parse_summary_answer(complete("summarize").text).summary == "A pilot."
+    _server, settings = serve_model(lambda _p, _b: http_model.chat('```\n{"summary": "A pilot."}\n```'))
+    assert parse_summary_answer(complete(settings, "summarize").text).summary == "A pilot."
 
 
 @pytest.mark.unit
 def test_a_malformed_answer_arrives_as_written_and_is_invalid(serve_model):
-    serve_model(lambda _p, _b: http_model.chat('{"actions": [{"action": "skip",}]}'))
+    _server, settings = serve_model(lambda _p, _b: http_model.chat('{"actions": [{"action": "skip",}]}'))
     with pytest.raises(InvalidAnswer, match="not JSON"):
-        parse_extract_actions(complete().text)
+        parse_extract_actions(complete(settings).text)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -244,8 +246,10 @@ def test_cut_fenced_and_malformed_answers_over_http_and_the_mode_recorded(conn, 
     load_conversations(conn, settings, conversation("c1", "tina", [("user", "I bake bread for a living")]),
                        conversation("c2", "fred", [("user", "I'm a pilot")]),
                        conversation("c3", "mal", [("user", "I teach maths")]))  # fmt: skip
-    server = serve_model(first_run, summaries="false", failing_user_backoff_s="0")
-    first = asyncio.run(extract_signals(kind="manual"))
+    server, over_http = serve_model(
+        first_run, database_url=settings.database_url, summaries=False, failing_user_backoff_s=0
+    )
+    first = asyncio.run(extract_signals(kind="manual", settings=over_http))
     assert first["answer_mode"] == "json_object" and first["actions"] == {"created": 1}
     assert first["failures"] == 2 and first["llm_calls"] == 3  # tina's call was asked twice
     assert {body["response_format"]["type"] for _p, body in server.requests} == {"json_object"}
@@ -260,7 +264,7 @@ def test_cut_fenced_and_malformed_answers_over_http_and_the_mode_recorded(conn, 
 
     # nothing of the failed users' messages was consumed: read again once the answers fit
     server.respond = lambda _p, body: http_model.chat(answer(body))
-    second = asyncio.run(extract_signals(kind="manual"))
+    second = asyncio.run(extract_signals(kind="manual", settings=over_http))
     assert second["actions"] == {"created": 2} and second["llm_calls"] == 2
     signals = conn.execute("select user_id, content from signals.signals order by user_id").fetchall()
     assert signals == [("fred", "Works as a pilot"), ("mal", "Works as a maths teacher"),

@@ -1,6 +1,8 @@
 """Settings, built once at run time from the environment (prefix ``AGENT_SIGNALS_``) and passed down.
 
-Nothing in the package reads the environment anywhere else.
+Nothing in the package reads the environment anywhere else. The secrets (database_url, api_key,
+extra_headers) are left out of every serialised form (model_dump, JSON, repr): a flow's settings parameter
+is stored among its flow run's parameters in Prefect's API without them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None,
         validation_alias="DATABASE_URL",
+        exclude=True,
+        repr=False,
         description="PostgreSQL URL. Unset: an embedded PostgreSQL (pgserver) under data_dir.",
     )
     data_dir: Path = Field(
@@ -57,11 +61,15 @@ class Settings(BaseSettings):
     )
     api_key: SecretStr | None = Field(
         default=None,
+        exclude=True,
+        repr=False,
         description="API key sent to the chat and embedding models' provider (never logged); unset: the "
         "provider's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).",
     )
     extra_headers: Annotated[dict[str, str] | None, NoDecode] = Field(
         default=None,
+        exclude=True,
+        repr=False,
         description='HTTP headers added to every model request, a JSON object: {"X-Team": "signals"}.',
     )
     retry_after_max_s: float = Field(

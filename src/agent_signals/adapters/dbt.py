@@ -28,6 +28,7 @@ from uuid import UUID
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import Conninfo
 
 from agent_signals import limits
 from agent_signals.adapters.runtime import environment
@@ -68,11 +69,21 @@ def dbt_dir(settings: Settings) -> Path:
     return settings.data_dir / "dbt"
 
 
+def _libpq_default(keyword: str) -> str | None:
+    """libpq's default for a connection keyword: its environment variable (PGUSER, ...) or built-in default
+    (the user: the operating system's user name), as libpq applies it to the project's own connections."""
+    for option in Conninfo.get_defaults():
+        if option.keyword.decode() == keyword:
+            return option.val.decode() if option.val is not None else None
+    return None
+
+
 def connection_env(url: str) -> dict[str, str]:
-    """The AGENT_SIGNALS_DBT_* variables dbt/profiles.yml reads, from a libpq URL or conninfo string."""
+    """The AGENT_SIGNALS_DBT_* variables dbt/profiles.yml reads, from a libpq URL or conninfo string (the
+    user it leaves out: libpq's default, so that dbt connects as the project's connections do)."""
     params = conninfo_to_dict(url)
     host = params.get("host") or params.get("hostaddr") or "localhost"
-    user = params.get("user") or os.environ.get("PGUSER") or "postgres"
+    user = params.get("user") or _libpq_default("user") or "postgres"
     dbname = params.get("dbname") or user
     env = {
         f"{ENV_PREFIX}HOST": str(host).split(",")[0],

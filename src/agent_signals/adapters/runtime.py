@@ -35,7 +35,9 @@ def apply_defaults(settings: Settings) -> None:
 
 @contextmanager
 def environment(values: dict[str, str]) -> Iterator[None]:
-    """Set environment variables for the duration of the block, then restore the previous values."""
+    """Set environment variables for the duration of the block, then restore the previous values: for a
+    library configured by its environment (dbt's profiles.yml, Prefect's API URL), never for the
+    project's settings, which are passed as a Settings object."""
     saved = {key: os.environ.get(key) for key in values}
     os.environ.update(values)
     try:

@@ -37,7 +37,8 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
         from agent_signals.flows.extract import extract_signals
         from agent_signals.stages.context import RunListeners
 
-        summary = run_flow(extract_signals(kind=kind, listeners=RunListeners(interrupted=interrupted)))
+        listeners = RunListeners(interrupted=interrupted)
+        summary = run_flow(extract_signals(kind=kind, settings=settings_of(ctx), listeners=listeners))
     print_summary(summary, time.monotonic() - started)
     fail_if_nothing_worked(summary)
     return summary
@@ -85,6 +86,7 @@ def backfill_cmd(
                 users=list(users) or None,
                 slice=slice_,
                 dry_run=dry_run,
+                settings=settings,
                 listeners=listeners,
             )
         )

@@ -8,7 +8,7 @@ ones, so it states what it would have learned. And each user's apply happens in 
 always rolled back, in which the user's active inferred signals citing a message of the window are first set
 aside, so that the candidate's proposals are applied as if the window had never been extracted: under every
 rule of a run (tombstones, the user's own signals, the cap). What apply wrote there is then paired with the
-signals set aside: the same text, or a shared evidence message and similar text (evaluate.match's rule).
+signals set aside: the same text, or a shared evidence message and similar text (evaluation.matching's rule).
 Paired with another text: would change; same text, other tier: would re-tier; unpaired written signal:
 would add; unpaired stored signal: would drop. Being a dry run, it records no ledger row and no failure.
 """
@@ -23,8 +23,7 @@ import psycopg
 from agent_signals.config import Settings
 from agent_signals.core.batching import UserBatch, prompt_version
 from agent_signals.core.text import normalize_content as normalize
-from agent_signals.evaluation import evaluate
-from agent_signals.evaluation.evaluate import StoredSignal
+from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
 from agent_signals.stages import context, lifecycle, scan
 from agent_signals.stages import shards as sharding
 from agent_signals.store.source import Window
@@ -64,9 +63,9 @@ def compare(written: list[StoredSignal], stored: list[StoredSignal], into: Diff)
             into.retier.append((same, w))
     for w in rest:
         as_fact = [
-            evaluate.GoldFact(s.signal_id, s.user_id, s.content, True, s.evidence) for s in left
+            GoldFact(s.signal_id, s.user_id, s.content, True, s.evidence) for s in left
         ]  # a stored signal stands in for a gold fact: same rule as the evaluation's matcher
-        found = evaluate.match(w, as_fact)
+        found = match(w, as_fact)
         if found is None:
             into.add.append(w)
             continue

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from contextlib import nullcontext
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
+from prefect.task_runners import TaskRunner
 
-from agent_signals.config import Settings
+from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
 from agent_signals.stages import checks, context, decay, lifecycle, refresh, retract, scan, summarize
@@ -28,20 +30,26 @@ async def process_shard(spec: context.RunSpec, shard: sharding.Shard) -> RunStat
     return await sharding.run_shard(spec, shard)
 
 
-async def process_shards(run: context.RunContext, pending: list[Pending]) -> None:
+async def process_shards(
+    run: context.RunContext, pending: list[Pending], runner: TaskRunner | None = None
+) -> None:
     """Each shard is a task: AGENT_SIGNALS_SHARDS_IN_FLIGHT at a time in this process (sharing its model
-    concurrency and rate limits), or all at once on the flow's Dask task runner (AGENT_SIGNALS_RUNNER=dask)."""
+    concurrency and rate limits), or all at once on the run's task runner (flows.runners.task_runner:
+    Dask, AGENT_SIGNALS_RUNNER=dask), or each a flow run of the shard deployment
+    (AGENT_SIGNALS_RUNNER=deployments)."""
     with context.timed(run, "shards"):  # wall time of all shards (stage "process" sums the shards' own)
-        await _process(run, sharding.shards(pending, run.settings))
+        await _process(run, sharding.shards(pending, run.settings), runner)
     context.raise_if_stopped(run)  # a misconfigured model ends the run here, before the later stages
 
 
-async def _process(run: context.RunContext, shards: Iterable[sharding.Shard]) -> None:
+async def _process(
+    run: context.RunContext, shards: Iterable[sharding.Shard], runner: TaskRunner | None
+) -> None:
     if run.settings.runner == "deployments" and not run.dry_run:
         await run_shard_deployments(run, list(shards))
         return
-    if run.settings.runner == "dask":
-        futures = [process_shard.submit(run.spec(), shard) for shard in shards]
+    if runner is not None:  # what process_shard.submit does, on the run's task runner
+        futures = [runner.submit(process_shard, {"spec": run.spec(), "shard": shard}) for shard in shards]
         for future in futures:
             await sharding.merge(run, future.result())
         return
@@ -65,14 +73,17 @@ async def finish_run(run: context.RunContext) -> None:
     await checks.check_tables(run)
 
 
-@flow(name="extract-signals", task_runner=task_runner(Settings()))
-async def extract_signals(kind: str = "scheduled", listeners: context.RunListeners | None = None) -> dict:
-    settings = Settings()
-    async with lifecycle.open_run(
-        settings, kind=kind, flow_run_id=flow_run.get_id(), listeners=listeners
-    ) as run:
-        await scan.embed_missing(run)
-        await process_shards(run, await scan.scan(run))
-        await finish_run(run)
+@flow(name="extract-signals")
+async def extract_signals(
+    kind: str = "scheduled", settings: SettingsParameter = None, listeners: context.RunListeners | None = None
+) -> dict:
+    settings = settings_or_environment(settings)
+    with task_runner(settings) or nullcontext() as runner:
+        async with lifecycle.open_run(
+            settings, kind=kind, flow_run_id=flow_run.get_id(), listeners=listeners
+        ) as run:
+            await scan.embed_missing(run)
+            await process_shards(run, await scan.scan(run), runner)
+            await finish_run(run)
     await publish_report(run)
     return run.summary()

@@ -1,6 +1,8 @@
-"""The task runner the flows' shards run on: Prefect's default (shards awaited one after the other in the
-flow's process, each with bounded async concurrency) or Dask (AGENT_SIGNALS_RUNNER=dask: a scheduler at
-AGENT_SIGNALS_DASK_ADDRESS, or a local cluster of AGENT_SIGNALS_DASK_WORKERS processes)."""
+"""Where a run's shards go when they leave the flow's process: a Dask task runner built from the run's
+settings as the run starts (AGENT_SIGNALS_RUNNER=dask: a scheduler at AGENT_SIGNALS_DASK_ADDRESS, or a local
+cluster of AGENT_SIGNALS_DASK_WORKERS processes), or flow runs of the shard deployment
+(AGENT_SIGNALS_RUNNER=deployments). The flows' own task runner is Prefect's default: the settings that
+choose are a flow's parameter, unknown when the flows are imported."""
 
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ from agent_signals.config import Settings
 
 
 def task_runner(settings: Settings) -> TaskRunner | None:
+    """The task runner a run's shards are submitted to: a Dask one for AGENT_SIGNALS_RUNNER=dask (the flow
+    enters it for the run's length, starting or joining the cluster once), else None (the shards run in the
+    flow's process)."""
     if settings.runner != "dask":
-        return None  # Prefect's default
+        return None
     from prefect_dask import DaskTaskRunner
 
     if settings.dask_address:

@@ -9,14 +9,14 @@ from uuid import UUID
 from prefect import flow
 from prefect.runtime import flow_run
 
-from agent_signals.config import Settings
+from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
 from agent_signals.stages import context
 from agent_signals.stages import shards as sharding
 
 
 @flow(name="process-shard")
-async def process_shard_run(run: dict, batch: str, shard: dict) -> dict:
-    spec = context.RunSpec.from_params(run, Settings())
+async def process_shard_run(run: dict, batch: str, shard: dict, settings: SettingsParameter = None) -> dict:
+    spec = context.RunSpec.from_params(run, settings_or_environment(settings))
     part = sharding.Shard.from_params(shard)
     stats = await sharding.run_shard(spec, part)
     await sharding.record_shard_run(spec, UUID(batch), part, stats, flow_run.get_id())

@@ -1,0 +1,18 @@
+"""The `settings` parameter every flow takes: the run's Settings, passed by its caller (the CLI, eval,
+tests, benchmarks). Unset (a deployment's flow run, started by Prefect with the deployment's parameters),
+the flow builds them from the environment once, as it starts. The parameter is kept out of the
+deployments' parameter schema (Prefect's UI offers no settings form), and Prefect stores it among the flow
+run's parameters without the secrets (config.Settings leaves them out of every serialised form)."""
+
+from __future__ import annotations
+
+from pydantic.json_schema import SkipJsonSchema
+
+from agent_signals.config import Settings, load_settings
+
+SettingsParameter = SkipJsonSchema[Settings | None]
+
+
+def settings_or_environment(settings: Settings | None) -> Settings:
+    """The settings passed, else the environment's (a bad value: one SettingsError naming its variable)."""
+    return settings if settings is not None else load_settings()
