@@ -1,6 +1,6 @@
 """A real local model on the extraction prompt: Gemma 3 270M served by llama.cpp, the first N users of msc-valid.
 
-For each user, the pipeline's own extraction prompt(s) (extract.build_calls, the configured prompt version) are
+For each user, the pipeline's own extraction prompt(s) (core/batching.build_calls, the configured prompt version) are
 sent through litellm's `openai/` provider in the ways AGENT_SIGNALS_STRUCTURED_ANSWERS can ask for the answer
 (structured.response_format): `none` (the prompt alone), `json_object` (JSON mode, `auto`'s choice for this
 model) and `json_object_schema` (JSON mode carrying the slim answer schema, without maxLength/minLength/

@@ -1,4 +1,4 @@
-"""False positives of the instruction screen (instructions.py) on benign text: what it would quarantine
+"""False positives of the instruction screen (core/instructions.py) on benign text: what it would quarantine
 among ordinary chat messages, gold facts and what the offline model writes, none of which is hostile.
 
 Sources: msc-valid's user messages and gold facts (a model fooled into copying a message verbatim makes

@@ -3,7 +3,7 @@ believe about a person, so it refuses secrets and personal contact data, never w
 the agent as a "fact" (quarantined for review instead), and never re-learns its own output (a pasted
 context block, a signal quoted back). The model can be fooled: nothing here trusts its judgement.
 
-- secrets, identifiers and contact data (sensitive.py) in a candidate's content, or a number the content
+- secrets, identifiers and contact data (core/sensitive/) in a candidate's content, or a number the content
   repeats from such data in its quote: the candidate is rejected (`skipped_sensitive`); in an evidence
   quote only: the quote is stored redacted.
 - a special category of personal data (special.py) in a candidate's content: rejected (`skipped_special`);

@@ -5,7 +5,7 @@ them; `users[].facts[]` (`text`, `expected_signal`, `evidence[]` of `conversatio
 optionally `kind_hint`, `tier_hint`, `negative_kind`); `users[].distractor_facts[]`, facts about the other
 speaker.
 
-Scoring, with evaluation.matching's matcher (documented in the README, tested in tests/test_evaluate.py):
+Scoring, with evaluation.matching's matcher (documented in docs/evaluation.md, tested in tests/test_evaluate.py):
 - precision: signals matching a fact with expected_signal true / all signals (each signal's verdict is its
   most similar fact);
 - recall: expected facts credited to at least one signal / expected facts (a signal is credited with every

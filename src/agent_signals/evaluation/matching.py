@@ -1,6 +1,6 @@
 """The matcher of the evaluation (and of `replay`): when a stored signal states a gold fact.
 
-Documented in the README and tested in tests/test_evaluate.py:
+Documented in docs/evaluation.md and tested in tests/test_evaluate.py:
 - a stored signal matches a gold fact of its user when it cites at least one of the fact's evidence
   messages AND the texts are similar: the overlap coefficient of their content-word stems,
   |A ∩ B| / min(|A|, |B|), is at least TEXT_SIMILARITY (pronouns, auxiliaries and stop words removed,
