@@ -65,8 +65,6 @@ def main() -> None:
 
 def measure(users: int, conversations: list[dict], dates: str) -> dict:
     """One run over every session in a scratch database, then an immediate second run."""
-    import os
-
     import psycopg
 
     from agent_signals.config import Settings
@@ -78,15 +76,15 @@ def measure(users: int, conversations: list[dict], dates: str) -> dict:
         1 for c in conversations if c["extract"] for m in c["messages"] if m["role"] == "user"
     )
     with scratch.database("bench_cost") as url:
-        os.environ["DATABASE_URL"] = url
+        settings = Settings(database_url=url)
         with psycopg.connect(url, autocommit=True) as conn:
-            store(conn, Settings(), data)
+            store(conn, settings, data)
         from agent_signals.flows.extract import extract_signals
 
         started = time.monotonic()
-        first = asyncio.run(extract_signals(kind="manual"))
+        first = asyncio.run(extract_signals(kind="manual", settings=settings))
         seconds = time.monotonic() - started
-        second = asyncio.run(extract_signals(kind="manual"))
+        second = asyncio.run(extract_signals(kind="manual", settings=settings))
     return {
         "dates": dates,
         "users": users,

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -63,10 +62,13 @@ async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str,
     returns (answer text, finish reason, seconds)."""
     import litellm
 
+    from agent_signals.adapters.llm import provider_kwargs
+
     started = time.monotonic()
     response = await litellm.acompletion(
         model=settings.model, messages=prompt, temperature=0, max_tokens=settings.max_answer_tokens,
-        num_retries=0, timeout=settings.timeout_s, **({"response_format": fmt} if fmt else {}),
+        num_retries=0, timeout=settings.timeout_s, **provider_kwargs(settings),
+        **({"response_format": fmt} if fmt else {}),
     )  # fmt: skip
     choice = response.choices[0]
     return choice.message.content or "", choice.finish_reason or "", time.monotonic() - started
@@ -151,12 +153,12 @@ def main() -> None:
         parser.error(f"--modes: one or more of {', '.join(MODES)}")
 
     def run(url: str) -> dict:
-        os.environ.update({"AGENT_SIGNALS_MODEL": f"openai/{llama_server.MODEL_NAME}", "OPENAI_API_BASE": url,
-                           "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "sk-local", "AGENT_SIGNALS_TIMEOUT_S": "900"})  # fmt: skip
         from agent_signals.adapters.runtime import apply_defaults
         from agent_signals.config import Settings
 
-        settings = Settings()
+        settings = Settings(
+            model=f"openai/{llama_server.MODEL_NAME}", api_base=url, api_key="sk-local", timeout_s=900
+        )
         apply_defaults(settings)
         users = batches(args.data, args.users, args.sessions)
         return asyncio.run(measure(settings, users, modes))

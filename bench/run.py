@@ -87,13 +87,13 @@ def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
         full_refresh_s = [views.refresh(settings, full=True).seconds for _ in range(full_refreshes)]
     runs = []
     for url in urls:
-        os.environ["DATABASE_URL"] = url
+        settings = Settings(database_url=url)  # the rest from this child's environment
         started = time.perf_counter()
-        first = asyncio.run(extract_signals(kind="scheduled"))
+        first = asyncio.run(extract_signals(kind="scheduled", settings=settings))
         wall = time.perf_counter() - started
         record = {"wall_s": wall, "summary": first}
         if reruns:
-            record["rerun"] = asyncio.run(extract_signals(kind="scheduled"))
+            record["rerun"] = asyncio.run(extract_signals(kind="scheduled", settings=settings))
         runs.append(record)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"runs": runs, "full_refresh_s": full_refresh_s, "peak_rss_mb": peak_kb / 1024}))
