@@ -31,7 +31,11 @@ def answer_mode(settings: Settings) -> str:
 
 @cache
 def _auto_mode(model: str) -> str:
-    """What litellm knows of the model (its local model map, no network call): unknown means no."""
+    """What litellm knows of the model (its local model map, no network call): unknown means no. A custom
+    provider (the offline one) is unknown whether or not it is registered yet: litellm answers a generic
+    OpenAI parameter list for a registered one, which would make the mode depend on the order of calls."""
+    if model.partition("/")[0] in {entry["provider"] for entry in litellm.custom_provider_map or []}:
+        return "none"
     try:
         if litellm.supports_response_schema(model=model):
             return "json_schema"
