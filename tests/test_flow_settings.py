@@ -66,6 +66,8 @@ def test_every_flow_takes_settings_and_the_deployments_offer_none():
     for flow in (extract_signals, backfill_signals, process_shard_run):
         assert inspect.signature(flow.fn).parameters["settings"].default is None
         assert "settings" not in parameter_schema(flow).properties  # no settings form in Prefect's UI
+    for flow in (extract_signals, backfill_signals):
+        assert "listeners" not in parameter_schema(flow).properties  # callbacks of the caller's process
 
 
 @pytest.mark.db

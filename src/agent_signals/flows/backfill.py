@@ -11,10 +11,10 @@ from prefect.runtime import flow_run
 
 from agent_signals.core import windows as backfill
 from agent_signals.flows.extract import finish_run, process_shards
-from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
+from agent_signals.flows.parameters import ListenersParameter, SettingsParameter, settings_or_environment
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import task_runner
-from agent_signals.stages import context, lifecycle, scan
+from agent_signals.stages import lifecycle, scan
 from agent_signals.store.source import Window
 
 
@@ -26,7 +26,7 @@ async def backfill_signals(
     slice: str = "1d",
     dry_run: bool = False,
     settings: SettingsParameter = None,
-    listeners: context.RunListeners | None = None,
+    listeners: ListenersParameter = None,
 ) -> dict:
     settings = settings_or_environment(settings)
     backfill.check_window(since, until)

@@ -16,7 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 from prefect.task_runners import TaskRunner
 
-from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
+from agent_signals.flows.parameters import ListenersParameter, SettingsParameter, settings_or_environment
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
 from agent_signals.stages import checks, context, decay, lifecycle, refresh, retract, scan, summarize
@@ -75,7 +75,7 @@ async def finish_run(run: context.RunContext) -> None:
 
 @flow(name="extract-signals")
 async def extract_signals(
-    kind: str = "scheduled", settings: SettingsParameter = None, listeners: context.RunListeners | None = None
+    kind: str = "scheduled", settings: SettingsParameter = None, listeners: ListenersParameter = None
 ) -> dict:
     settings = settings_or_environment(settings)
     with task_runner(settings) or nullcontext() as runner:

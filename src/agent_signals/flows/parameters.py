@@ -1,16 +1,20 @@
-"""The `settings` parameter every flow takes: the run's Settings, passed by its caller (the CLI, eval,
+"""The parameters every flow takes from its caller and never from a deployment. `settings`: the run's Settings, passed by its caller (the CLI, eval,
 tests, benchmarks). Unset (a deployment's flow run, started by Prefect with the deployment's parameters),
 the flow builds them from the environment once, as it starts. The parameter is kept out of the
 deployments' parameter schema (Prefect's UI offers no settings form), and Prefect stores it among the flow
-run's parameters without the secrets (config.Settings leaves them out of every serialised form)."""
+run's parameters without the secrets (config.Settings leaves them out of every serialised form).
+`listeners`: what the caller hears of the run in its own process (stages/context.py's RunListeners: the
+CLI's progress bar and interrupt handling), kept out of the schema too."""
 
 from __future__ import annotations
 
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_signals.config import Settings, load_settings
+from agent_signals.stages.context import RunListeners
 
 SettingsParameter = SkipJsonSchema[Settings | None]
+ListenersParameter = SkipJsonSchema[RunListeners | None]
 
 
 def settings_or_environment(settings: Settings | None) -> Settings:
