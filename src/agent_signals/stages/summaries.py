@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from uuid import UUID
 
 import psycopg
@@ -21,25 +20,13 @@ from agent_signals.core.answers import parse_summary_answer
 from agent_signals.core.prompts import SummaryLine, prompt_set
 from agent_signals.core.screen import screen_text
 from agent_signals.core.summary_text import summary_from_signals
-from agent_signals.store.sqlfiles import query
+from agent_signals.store import summaries
+from agent_signals.store.summaries import Candidate
 
 log = logging.getLogger(__name__)
 
 # Renders nothing itself: given the user's lines, returns the raw answer of one model call.
 Write = Callable[[list[SummaryLine]], Awaitable[str]]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    user_id: str
-    fingerprint: str
-
-
-async def candidates(conn: psycopg.AsyncConnection, settings: Settings) -> list[Candidate]:
-    """Every user whose stored summary no longer matches their active signals (the dirty users among
-    them), whoever consumed the dirty marks."""
-    cur = await conn.execute(query(settings, "summary_candidates"))
-    return [Candidate(*row) for row in await cur.fetchall()]
 
 
 async def rebuild(
@@ -48,10 +35,9 @@ async def rebuild(
     """Rebuild one user's summary; returns what happened: `summarized`, `summary_replaced` (the model's
     paragraph failed screening: written from the signals instead) or `summary_dropped` (no active signal).
     Raises ModelUnavailable or InvalidAnswer, leaving the previous summary in place."""
-    cur = await conn.execute(query(settings, "summary_signals"), {"user_id": candidate.user_id})
-    lines = [SummaryLine(*row) for row in await cur.fetchall()]
+    lines = await summaries.signal_lines(conn, settings, candidate.user_id)
     if not lines:
-        await conn.execute(query(settings, "delete_summary"), {"user_id": candidate.user_id})
+        await summaries.delete(conn, settings, candidate.user_id)
         return "summary_dropped"
     summary = parse_summary_answer(await write(lines)).summary
     model, version, outcome = settings.model, prompt_set(settings, "summarize").version, "summarized"
@@ -60,16 +46,14 @@ async def rebuild(
             "user %s: the model's summary %s; written from the signals instead", candidate.user_id, reason
         )
         summary, model, version, outcome = summary_from_signals(lines), None, None, "summary_replaced"
-    await conn.execute(
-        query(settings, "upsert_summary"),
-        {
-            "user_id": candidate.user_id,
-            "summary": " ".join(summary.split()),
-            "fingerprint": candidate.fingerprint,
-            "signal_count": len(lines),
-            "model": model,
-            "prompt_version": version,
-            "run_id": run_id,
-        },
+    await summaries.write(
+        conn,
+        settings,
+        candidate,
+        summary,
+        signal_count=len(lines),
+        model=model,
+        prompt_version=version,
+        run_id=run_id,
     )
     return outcome

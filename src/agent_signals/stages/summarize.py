@@ -13,6 +13,7 @@ from agent_signals.core.redaction import redacting_logger
 from agent_signals.stages import summaries
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext, stage
+from agent_signals.store import summaries as stored_summaries
 from agent_signals.store import upkeep
 
 log = redacting_logger(__name__)
@@ -26,7 +27,7 @@ async def summarize(ctx: RunContext) -> list[str]:
     if not ctx.settings.summaries:
         return []
     async with ctx.pool.connection() as conn:
-        todo = await summaries.candidates(conn, ctx.settings)
+        todo = await stored_summaries.candidates(conn, ctx.settings)
     slots = asyncio.Semaphore(ctx.settings.concurrency)
     failed: list[str] = []
 
@@ -35,7 +36,7 @@ async def summarize(ctx: RunContext) -> list[str]:
             await complete(ctx, render_summarize(ctx.settings, lines, ctx.until.date()), "summarize")
         ).text
 
-    async def one(candidate: summaries.Candidate) -> None:
+    async def one(candidate: stored_summaries.Candidate) -> None:
         async with slots, ctx.pool.connection() as conn:
             try:
                 outcome = await summaries.rebuild(conn, ctx.settings, candidate, write, ctx.run_id)
