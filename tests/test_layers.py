@@ -1,5 +1,6 @@
 """The import structure (docs/architecture.md): every import of the project, at module level or inside a
-function, goes down the layers, never up or sideways, and no modules import each other in a cycle."""
+function, goes down the layers, never up or sideways, and no modules import each other in a cycle; and the
+layers above store/ run no SQL themselves."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ OFFLINE = "agent_signals_offline"
 # lower first; a module may import its own layer and the ones below it
 LAYERS = ("base", "core", "store", "adapters", "stages", "flows", "evaluation", "cli")
 BASE = {f"{PACKAGE}", f"{PACKAGE}.config", f"{PACKAGE}.errors", f"{PACKAGE}.limits"}
+# store/ holds every SQL call: these layers call its functions and never run a statement themselves
+NO_SQL = ("core", "stages", "flows", "evaluation", "cli")
+SQL_METHODS = {"execute", "executemany", "copy", "fetchone", "fetchall"}
+SQLFILES = f"{PACKAGE}.store.sqlfiles"
 
 
 def module_name(path: Path) -> str:
@@ -145,3 +150,61 @@ def test_the_check_sees_a_wrong_import(tmp_path):
     )
     found = imports_of(module, "agent_signals.core.probe", set(modules()))
     assert {"agent_signals.stages.scan", "agent_signals.cli"} <= found
+
+
+def sql_calls(path: Path) -> list[str]:
+    """The SQL a module runs itself: calls of a connection's or cursor's execute, executemany, copy,
+    fetchone or fetchall, and of store/sqlfiles.py's query (however it was imported); as `line: call`."""
+    tree = ast.parse(path.read_text(), str(path))
+    query_names: set[str] = set()  # `query` imported from sqlfiles, under its name or an alias
+    module_names: set[str] = set()  # the sqlfiles module itself, under its name or an alias
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == SQLFILES:
+            query_names |= {alias.asname or alias.name for alias in node.names if alias.name == "query"}
+        elif isinstance(node, ast.ImportFrom) and node.module == f"{PACKAGE}.store":
+            module_names |= {alias.asname or alias.name for alias in node.names if alias.name == "sqlfiles"}
+        elif isinstance(node, ast.Import):
+            module_names |= {alias.asname or alias.name for alias in node.names if alias.name == SQLFILES}
+    found: list[tuple[int, int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and (
+            func.attr in SQL_METHODS or (func.attr == "query" and ast.unparse(func.value) in module_names)
+        ):
+            found.append((node.lineno, node.col_offset, f".{func.attr}("))
+        elif isinstance(func, ast.Name) and func.id in query_names:
+            found.append((node.lineno, node.col_offset, f"{func.id}("))
+    return [f"{line}: {call}" for line, _, call in sorted(found)]
+
+
+def test_no_sql_above_the_store():
+    wrong = [
+        f"{name}:{call}"
+        for name, path in modules().items()
+        if layer(name) in NO_SQL
+        for call in sql_calls(path)
+    ]
+    assert not wrong, "SQL run outside store/ (move it into a store/ function):\n" + "\n".join(wrong)
+
+
+def test_the_check_sees_sql_run_above_the_store(tmp_path):
+    """The checker itself: each way of running SQL is found, and a call that is not SQL is not."""
+    module = tmp_path / "probe.py"
+    module.write_text(
+        "import agent_signals.store.sqlfiles as files\n"
+        "from agent_signals.store import sqlfiles\n"
+        "from agent_signals.store.sqlfiles import query as q\n\n"
+        "def f(conn, cur, settings):\n"
+        "    conn.execute(q(settings, 'a'))\n"
+        "    cur.executemany(sqlfiles.query(settings, 'b'), [])\n"
+        "    cur.copy(files.query(settings, 'c'))\n"
+        "    return cur.fetchone(), cur.fetchall()\n\n"
+        "def g(settings, rows):\n"
+        "    return settings.model_copy(), query(settings), rows.fetch()\n"
+    )
+    assert sql_calls(module) == [
+        "6: .execute(", "6: q(", "7: .executemany(", "7: .query(", "8: .copy(", "8: .query(",
+        "9: .fetchone(", "9: .fetchall(",
+    ]  # fmt: skip

@@ -196,8 +196,8 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
 
     from agent_signals.flows.extract import extract_signals
     from agent_signals.store import db
+    from agent_signals.store.evaluation import stored_signals
     from agent_signals.store.load import ConversationsFile, store
-    from agent_signals.store.sqlfiles import query
 
     data = ConversationsFile.model_validate({"conversations": dataset.conversations})
     with db.scratch_database(settings, "eval") as url:
@@ -206,9 +206,5 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
             store(conn, scratch, data)
         summary = asyncio.run(extract_signals(kind="manual", settings=scratch))
         with db.connect(url, autocommit=True) as conn:
-            rows = conn.execute(query(settings, "eval_signals")).fetchall()
-    signals = [
-        StoredSignal(sid, user, content, kind, tier, frozenset(zip(conversations, messages, strict=True)))
-        for sid, user, content, kind, tier, conversations, messages in rows
-    ]
+            signals = [StoredSignal(*row) for row in stored_signals(conn, settings)]
     return score(signals, dataset), summary

@@ -26,8 +26,8 @@ from agent_signals.core.text import normalize_content as normalize
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
 from agent_signals.stages import context, lifecycle, scan
 from agent_signals.stages import shards as sharding
+from agent_signals.store import evaluation as rehearsal
 from agent_signals.store.source import Window
-from agent_signals.store.sqlfiles import query
 
 
 @dataclass
@@ -90,12 +90,9 @@ class Comparison:
         return replace(batch, known=[k for k in batch.known if k.origin == "manual"])
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
-        run = {
-            "run_id": self.spec.run_id,
-            "model": self.settings.model,
-            "prompt_version": self.spec.prompt_version,
-        }
-        await conn.execute(query(self.settings, "rehearsal_run"), run)
+        await rehearsal.open_rehearsal_run(
+            conn, self.settings, self.spec.run_id, self.settings.model, self.spec.prompt_version
+        )
         self.stored[user_id] = await self._signals(conn, user_id, set_aside=True)
 
     async def after_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
@@ -104,12 +101,8 @@ class Comparison:
     async def _signals(
         self, conn: psycopg.AsyncConnection, user_id: str, *, set_aside: bool
     ) -> list[StoredSignal]:
-        params = {**self.window.params, "user_id": user_id, "set_aside": set_aside}
-        cur = await conn.execute(query(self.settings, "replay_stored_signals"), params)
-        return [
-            StoredSignal(sid, user, content, kind, tier, frozenset(zip(conversations, messages, strict=True)))
-            for sid, user, content, kind, tier, conversations, messages in await cur.fetchall()
-        ]
+        rows = await rehearsal.window_signals(conn, self.settings, self.window, user_id, set_aside=set_aside)
+        return [StoredSignal(*row) for row in rows]
 
 
 async def replay(settings: Settings, window: Window) -> tuple[Diff, dict]:

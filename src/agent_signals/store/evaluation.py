@@ -1,0 +1,49 @@
+"""The statements of evaluation/: the inferred signals an evaluation run stored, and a replay's rehearsal
+(its run row, and the window's stored signals set aside before apply and read back after), each signal with
+the messages it cites."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import psycopg
+
+from agent_signals.config import Settings
+from agent_signals.store.source import Window
+from agent_signals.store.sqlfiles import query
+
+# (signal_id, user_id, content, kind, tier, evidence): evidence holds (conversation_id, message_id) pairs;
+# the fields of evaluation.matching.StoredSignal, in its order.
+SignalRow = tuple[str, str, str, str, str, frozenset[tuple[str, str]]]
+
+
+def _with_evidence(rows: list[tuple]) -> list[SignalRow]:
+    return [
+        (sid, user, content, kind, tier, frozenset(zip(conversations, messages, strict=True)))
+        for sid, user, content, kind, tier, conversations, messages in rows
+    ]
+
+
+def stored_signals(conn: psycopg.Connection, settings: Settings) -> list[SignalRow]:
+    """The inferred signals an evaluation run stored (active or archived; merged ones are out), by user and
+    text."""
+    return _with_evidence(conn.execute(query(settings, "eval_signals")).fetchall())
+
+
+async def open_rehearsal_run(
+    conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID, model: str, prompt_version: str
+) -> None:
+    """A replay's run row, inside the user's rehearsal transaction (always rolled back): what apply records
+    refers to a run, and a replay leaves no ledger row behind."""
+    params = {"run_id": run_id, "model": model, "prompt_version": prompt_version}
+    await conn.execute(query(settings, "rehearsal_run"), params)
+
+
+async def window_signals(
+    conn: psycopg.AsyncConnection, settings: Settings, window: Window, user_id: str, *, set_aside: bool
+) -> list[SignalRow]:
+    """A user's active inferred signals citing a message of the window, by text; with `set_aside` (the read
+    before apply, inside the rehearsal transaction) they are also set aside so that apply passes over them."""
+    params = {**window.params, "user_id": user_id, "set_aside": set_aside}
+    cur = await conn.execute(query(settings, "replay_stored_signals"), params)
+    return _with_evidence(await cur.fetchall())
