@@ -175,9 +175,9 @@ def test_a_runs_reconciliation_call_holds_nothing_of_the_user(scripted, database
 
     scripted.script = script
     state_facts(conn, settings, "di", SYSTEMS[:CORE_CAP], day=0)
-    asyncio.run(extract_signals(kind="manual"))
+    asyncio.run(extract_signals(kind="manual", settings=settings))
     state_facts(conn, settings, "di", SYSTEMS[CORE_CAP : CORE_CAP + 2], day=1)
-    summary = asyncio.run(extract_signals(kind="manual"))
+    summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["failures"] == 0 and summary["llm_calls_by_purpose"] == {"extract": 1, "reconcile": 1}
     assert summary["actions"] == {"created": 2, "demoted": 2}  # the answer applied: no reconcile_stale
     assert seen == [FREE] and core_count(conn, "di") == CORE_CAP
