@@ -116,3 +116,24 @@ def test_the_decay_statements_score_and_archive_as_the_python_formula(conn, sett
         archived = tier == "contextual" and decay.archives(retention)
         assert status == ("archived" if archived else "active"), (tier, retention)
         assert score == pytest.approx(retention, abs=SCORE_STEP)
+
+
+@pytest.mark.db
+@pytest.mark.parametrize("decay", [DEFAULT, SLOW], ids=["default", "slow"])
+def test_the_caps_rule_reads_retention_with_the_configured_values(conn, settings, decay):
+    """The cap's deterministic rule demotes the lowest retention first: cap_signals computes it with the
+    configured scale and boost, not the SQL function's built-in defaults."""
+    for i, (age, mentions) in enumerate(CASES):
+        seen = AT - timedelta(days=age)
+        conn.execute(
+            """insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin,
+                                            status, mention_count, first_seen_at, last_seen_at, decay_score)
+               values (%s, 'capped', %s, %s, 'role', 'core', 'inferred', 'active', %s, %s, %s, 1.0)""",
+            [uuid.uuid4(), f"fact {i}", f"fact {i}", max(mentions, 1), seen, seen],
+        )
+    with conn.transaction():
+        rows = conn.execute(
+            query(settings, "cap_signals"), {"user_id": "capped", **decay.query_params(AT)}
+        ).fetchall()
+    expected = sorted(decay.retention(age, max(mentions, 1)) for age, mentions in CASES)
+    assert sorted(row[8] for row in rows) == pytest.approx(expected, rel=1e-12)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent_signals.core.prompts import SUMMARY_MAX_WORDS, SummaryLine
+from agent_signals.core.prompts import SummaryLine
 from agent_signals.core.summary_text import summary_from_signals
+from agent_signals.limits import SUMMARY_MAX_WORDS
 
 pytestmark = pytest.mark.unit
 

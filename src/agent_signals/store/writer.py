@@ -239,7 +239,9 @@ class Writer:
 
     async def core_signals(self) -> tuple[list[CoreRow], list[OwnRow]]:
         """The user's active inferred core signals, oldest first (locked), and the user's own signals."""
-        rows = await self._all("cap_signals", {"user_id": self.user_id, "at": self.at})
+        rows = await self._all(
+            "cap_signals", {"user_id": self.user_id, **decay.query_params(self.settings, self.at)}
+        )
         core = [
             CoreRow(r["signal_id"], r["content"], r["kind"], r["mention_count"], r["last_seen_at"],
                     r["retention"], r["snapshot"], r["signal_id"] in self.touched)
