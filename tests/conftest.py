@@ -14,11 +14,18 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import settings as hypothesis_settings
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from agent_signals.adapters.runtime import apply_defaults
 from agent_signals.config import Settings
+
+# The property tests are deterministic: the same examples on every run and machine (derandomize, no example
+# database carried between runs), and never failed for a slow example (no deadline: a cold first call, or a
+# busy machine, took an example past hypothesis's default 200 ms once and failed a unit run).
+hypothesis_settings.register_profile("agent-signals", derandomize=True, database=None, deadline=None)
+hypothesis_settings.load_profile("agent-signals")
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a pytest-xdist worker; unset otherwise
 if WORKER:
