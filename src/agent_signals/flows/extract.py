@@ -1,8 +1,10 @@
 """The scheduled extraction flow, as DESIGN.md draws it:
 
 scan -> (per shard) lock users -> load -> extract -> validate -> quality gate -> apply -> reconcile cap
-     -> decay scores -> summaries (changed users only) -> views (dbt, changed users only)
+     -> retract orphans -> decay scores -> summaries (changed users only) -> views (dbt, changed users only)
      -> table expectations (Great Expectations) -> run report (Prefect artifact)
+
+One stages/ module per step (docs/architecture.md follows a user's data through them).
 """
 
 from __future__ import annotations

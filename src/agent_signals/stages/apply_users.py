@@ -21,7 +21,7 @@ from agent_signals.stages.apply import apply_user
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext
 from agent_signals.stages.extract import Extracted
-from agent_signals.stages.failures import fail as _fail  # the name apply_safely's body calls it by
+from agent_signals.stages.failures import fail
 from agent_signals.stages.reconcile import Decide
 
 log = redacting_logger(__name__)
@@ -72,7 +72,7 @@ async def apply_safely(
         except Exception as exc:  # a database error while applying, or a bug: this user only
             log.exception("user %s failed at apply", batch.user_id)
             # a lost connection is the database's fault; anything else may be this user's data every time
-            await _fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
+            await fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
                         counted=not isinstance(exc, psycopg.OperationalError))  # fmt: skip
 
 
