@@ -3,6 +3,7 @@ and `serve` (the scheduled and backfill deployments in this process)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import datetime
 
@@ -124,14 +125,37 @@ def serve_cmd(ctx: click.Context) -> None:
     """Serve the scheduled and backfill deployments of deploy/prefect.yaml in this process.
 
     With no PREFECT_API_URL, a local Prefect server (with its scheduler) runs as a child until serve stops."""
-    from prefect import serve
+    from prefect.exceptions import TerminationSignal
+    from prefect.flows import _display_serve_start_message
+    from prefect.runner import Runner
 
     from agent_signals.adapters.prefect_server import prefect_api
     from agent_signals.flows.deployments import build
+
+    class StoppableRunner(Runner):
+        """Prefect's runner, noting the SIGTERM its handler acts on: that handler pauses the deployments,
+        then calls sys.exit(0) wherever the loop happens to be; inside an HTTP call, anyio turns that exit
+        into a cancel-scope RuntimeError, which is a stop that completed, not a failure."""
+
+        terminated = False
+
+        def handle_sigterm(self, *args, **kwargs) -> None:
+            self.terminated = True
+            super().handle_sigterm(*args, **kwargs)
 
     deployments = build(settings_of(ctx))
     with prefect_api() as (api_url, server_log):
         started = f" (started by serve, log {server_log})" if server_log else ""
         click.echo(f"Prefect API {api_url}{started}")
         click.echo(f"serving {', '.join(d.name for d in deployments)} (Ctrl+C to stop)")
-        serve(*deployments)
+        runner = StoppableRunner(pause_on_shutdown=True)  # what prefect.serve builds and prints
+        for deployment in deployments:
+            runner.add_deployment(deployment)
+        _display_serve_start_message(*deployments)
+        try:
+            asyncio.run(runner.start())
+        except (KeyboardInterrupt, TerminationSignal):  # as prefect.serve: a stop, not an error
+            pass
+        except BaseException:
+            if not runner.terminated:
+                raise
