@@ -21,3 +21,5 @@ union all  -- summarize and refresh_views (take_dirty_users.sql): users whose si
 select 'dirty_users', exists (select 1 from signals.dirty_users)
 union all  -- summarize (summary_candidates.sql): a summary that no longer matches its user's signals
 select 'stale_summaries', %(summaries)s and exists (select 1 from signals.stale_summaries)
+union all  -- collect (open_batches.sql): a provider batch not collected yet (batch mode)
+select 'open_batches', exists (select 1 from ops.batches where status in ('preparing', 'submitted', 'ended'))

@@ -224,6 +224,41 @@ class Settings(BaseSettings):
         "one slot of: one request rate across all workers.",
     )
 
+    batch_mode: Literal["off", "provider"] = Field(
+        default="off",
+        description="`provider`: a scheduled or manual run sends its users' extraction prompts as one provider "
+        "batch per shard (litellm's files and batches API, about half the price) and a later run applies "
+        "the answers; `off`: every call is made directly. Backfills, replays and eval always call directly.",
+    )
+    batch_wait_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="How long a run waits for the batches it submitted before leaving them to the next run "
+        "(0: it does not wait).",
+    )
+    batch_poll_s: float = Field(
+        default=30.0, gt=0, description="Seconds between two looks at a batch a run waits for."
+    )
+    batch_warn_age_s: float = Field(
+        default=26 * 3600.0,
+        gt=0,
+        description="A batch still out after this long is a warning in the run's report (providers answer "
+        "within 24 hours or expire the batch).",
+    )
+    batch_followups: Literal["direct", "batch"] = Field(
+        default="direct",
+        description="The summary calls of a batch-mode run: `direct` (made by the run that applies the "
+        "answers) or `batch` (sent in a batch of their own, applied by a later run). Reconciliation past the "
+        "core cap is always a direct call: the user's write waits on it.",
+    )
+    batch_discount: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="The share of the direct price a batch answer costs where litellm's price map has no "
+        "batch price for the model.",
+    )
+
     @field_validator("extra_headers", mode="before")
     @classmethod
     def _parse_headers(cls, value: object) -> object:

@@ -9,7 +9,7 @@ transaction is open or any of the user's rows is locked. Under the cap there is 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime
 
@@ -34,6 +34,8 @@ SUMMARY_SPOILERS = (
 
 # A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_users.py's _rehearsed).
 Around = Callable[[], AbstractAsyncContextManager[None]]
+# A last statement in the transaction that writes (stages/apply_users.py: a batch's requests closed).
+Finish = Callable[[psycopg.AsyncConnection], Awaitable[None]]
 
 
 async def apply_user(
@@ -51,12 +53,14 @@ async def apply_user(
     at: datetime | None = None,
     dry_run: bool = False,
     around: Around | None = None,
+    finish: Finish | None = None,
 ) -> Counter[str]:
     """One transaction: the proposals, their events, the write-time cap, the quarantined and the rejected
     candidates (redacted), the user's watermarks past every message read (released set-aside messages among
     them are read again). When the writes cross the cap and `decide` is given, that transaction is rolled
     back at the cap, the model is asked with none open, and the writes are made again with its answer. A dry
-    run does all of it, counts what changed, and rolls back. `conn` must have no transaction open."""
+    run does all of it, counts what changed, and rolls back. `finish` runs last in the transaction that writes
+    (a provider batch's requests closed with the answers they gave). `conn` must have no transaction open."""
     if conn.info.transaction_status != TransactionStatus.IDLE:
         raise ValueError("apply_user opens its own transactions: call it with none open")
     at = at or datetime.now(UTC)
@@ -76,6 +80,8 @@ async def apply_user(
                 # when nothing stays active)
                 await writer.summarize(summary)
             await writer.close_out(quarantine, rejected, read)
+            if finish is not None:
+                await finish(conn)
         return writer.counts
 
     try:

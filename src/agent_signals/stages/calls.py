@@ -25,13 +25,10 @@ async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Com
 
 
 def _count_call(ctx: RunContext, purpose: str, completion: llm.Completion) -> None:
-    stats = ctx.stats
-    stats.llm_calls += 1
-    stats.llm_calls_by_purpose[purpose] += 1
-    stats.prompt_tokens += completion.prompt_tokens
-    stats.cached_prompt_tokens += completion.cached_prompt_tokens
-    stats.completion_tokens += completion.completion_tokens
-    stats.cost_usd += completion.cost_usd
+    ctx.stats.count_call(
+        purpose, "direct", completion.prompt_tokens, completion.cached_prompt_tokens,
+        completion.completion_tokens, completion.cost_usd,
+    )  # fmt: skip
 
 
 async def _first_call_alone(ctx: RunContext, prompt: list[dict], family: str) -> llm.Completion:

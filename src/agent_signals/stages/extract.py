@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from uuid import UUID
 
 from agent_signals.adapters import llm
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.batching import UserBatch, build_calls
+from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screen import screen, screen_text
@@ -28,6 +29,16 @@ from agent_signals.stages.failures import UserFailed, fail
 log = redacting_logger(__name__)
 
 
+@dataclass(frozen=True)
+class Asked:
+    """Answers read from a provider batch: the batch whose waiting requests their write closes, and the
+    model and prompt version they were asked with (recorded with what they write)."""
+
+    batch_key: UUID
+    model: str
+    prompt_version: str
+
+
 @dataclass
 class Extracted:
     """What one user's extraction leaves for the later steps of the shard (gate, embed, apply)."""
@@ -36,6 +47,8 @@ class Extracted:
     quarantine: list[tuple[Proposal, str]]  # to hold for review, with the reason
     rejected: list[Rejection] = field(default_factory=list)  # not written, recorded with the reason
     summary: str | None = None  # the user's summary after these proposals, when the answer gave one
+    asked: Asked | None = None  # answers read from a provider batch: how they were asked
+
 
     def without(self, reasons: dict[int, str], stage: str) -> Extracted:
         """These proposals (by index) rejected at `stage`; the answer's summary no longer describes the rest."""
@@ -47,16 +60,29 @@ class Extracted:
                 *(Rejection.of(self.proposals[i], stage, r) for i, r in sorted(reasons.items())),
             ],
             None,
+            self.asked,
         )
 
 
 async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     """Model call(s) for one user, validation and screening of each action. Raises UserFailed."""
+    calls = plan_calls(ctx, batch)
+    judged = Judged()
+    for call in calls:
+        read = list(call.messages.values())
+        try:
+            completion = await complete(ctx, call.prompt, "extract")
+        except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
+            counted = exc.kind not in TRANSIENT_MODEL_FAULTS
+            raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
+        judge(ctx, call, completion.text, judged)
+    return conclude(ctx, batch, len(calls), judged)
+
+
+def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
+    """The user's prompts (batching.build_calls), with the run's figures and warnings for what they show."""
     stats = ctx.stats
-    proposals: list[Proposal] = []
-    rejected: list[Rejection] = []
     calls = build_calls(batch, ctx.settings, ctx.until.date())
-    summary = None
     hidden = sum(1 for m in batch.messages if m.hidden)
     if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
         stats.actions["messages_hidden_text"] += hidden
@@ -69,26 +95,44 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
                 "part that fits in AGENT_SIGNALS_MAX_PROMPT_TOKENS"
             )
             log.warning(stats.warnings[-1])
+    return calls
+
+
+@dataclass
+class Judged:
+    """What a user's answers gave so far, call by call."""
+
+    proposals: list[Proposal] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    summary: str | None = None
+
+
+def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
+    """One call's answer parsed and each of its actions validated against what the call showed (the same for
+    a direct answer and one read from a provider batch). Raises UserFailed for an answer that cannot be
+    parsed."""
+    try:
+        answer = parse_extract_actions(text)
+    except InvalidAnswer as exc:
         read = list(call.messages.values())
-        try:
-            completion = await complete(ctx, call.prompt, "extract")
-        except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
-            counted = exc.kind not in TRANSIENT_MODEL_FAULTS
-            raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
-        try:
-            answer = parse_extract_actions(completion.text)
-        except InvalidAnswer as exc:
-            raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
-        validated = validate_answer(answer, call, ctx.settings)
-        if validated.skips:
-            stats.actions["skipped"] += validated.skips
-        if validated.rejected:
-            stats.actions["rejected_invalid"] += len(validated.rejected)
-        proposals.extend(validated.proposals)
-        rejected.extend(validated.rejected)
-        summary = answer.summary
+        raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
+    validated = validate_answer(answer, call, ctx.settings)
+    if validated.skips:
+        ctx.stats.actions["skipped"] += validated.skips
+    if validated.rejected:
+        ctx.stats.actions["rejected_invalid"] += len(validated.rejected)
+    judged.proposals.extend(validated.proposals)
+    judged.rejected.extend(validated.rejected)
+    judged.summary = answer.summary
+
+
+def conclude(ctx: RunContext, batch: UserBatch, calls: int, judged: Judged) -> Extracted:
+    """Screen the user's proposals against their known signals; keep the answer's summary only where it
+    describes exactly what gets written."""
+    stats = ctx.stats
+    rejected = list(judged.rejected)
     keep_special = ctx.settings.special_categories == "keep"
-    screened = screen(proposals, batch.known, keep_special=keep_special)
+    screened = screen(judged.proposals, batch.known, keep_special=keep_special)
     stats.actions.update(screened.rejected)
     rejected.extend(
         Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in screened.dropped
@@ -96,7 +140,8 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
     # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
     # refused summary is left to the summarize stage, which writes it from the stored signals.
-    clean = len(calls) == 1 and not rejected and not screened.quarantine and ctx.settings.summaries
+    summary = judged.summary
+    clean = calls == 1 and not rejected and not screened.quarantine and ctx.settings.summaries
     refused = clean and summary is not None and screen_text(summary, keep_special=keep_special) is not None
     if refused:
         stats.actions["summary_refused"] += 1

@@ -14,6 +14,7 @@ from uuid import UUID
 
 from agent_signals.adapters import expectations as quality
 from agent_signals.config import Settings
+from agent_signals.stages import batches as batched
 from agent_signals.stages.apply_users import apply_safely
 from agent_signals.stages.context import RunContext, RunSpec, stage, timed
 from agent_signals.stages.extract import embed_safely, extract_safely
@@ -111,15 +112,22 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
 async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     if not user_ids:
         return
+    split = await batched.split(ctx, user_ids)  # users out in a provider batch are left alone
     with timed(ctx, "process.load"):
         async with ctx.pool.connection() as conn:
-            batches = await load_batches(conn, ctx.settings, user_ids, ctx.window)
+            batches = await load_batches(conn, ctx.settings, split.free, ctx.window)
     if ctx.rehearsal is not None:
         batches = [ctx.rehearsal.shown(batch) for batch in batches]
     slots = asyncio.Semaphore(ctx.settings.concurrency)  # this shard's writes (its pool's connections)
     started: dict[str, float] = {}
     with timed(ctx, "process.extract"):
-        extracted = await asyncio.gather(*(extract_safely(ctx, batch, started) for batch in batches))
+        if batched.batching(ctx):  # sent in a provider batch; applied by the run that collects the answers
+            extracted = await batched.submit(ctx, batches)
+        else:
+            extracted = await asyncio.gather(*(extract_safely(ctx, batch, started) for batch in batches))
+    if split.answered:
+        with timed(ctx, "process.collect"):
+            extracted = [*extracted, *await batched.collect(ctx, split.answered)]
     ready = {batch.user_id: (batch, result) for batch, result in extracted if result is not None}
     with timed(ctx, "process.gate"):
         failing = await asyncio.to_thread(

@@ -46,6 +46,19 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
             "Users left for the next run: "
             + ", ".join(f"{k} {v}" for k, v in summary["skipped_users"].items()),
         ]
+    by_mode = summary.get("by_mode") or {}
+    if "batch" in by_mode or summary.get("batches"):
+        lines += ["", "## Calls by mode", "", "| mode | calls | prompt tokens | completion tokens | cost (USD) |",
+                  "|---|---:|---:|---:|---:|"]  # fmt: skip
+        lines += [
+            f"| {mode} | {f.get('calls', 0)} | {f.get('prompt_tokens', 0)} | {f.get('completion_tokens', 0)} | "
+            f"{f.get('cost_usd', 0):.6f} |"
+            for mode, f in by_mode.items()
+        ]
+        if summary.get("batches"):
+            lines += ["", "Batches: " + ", ".join(f"{k} {v}" for k, v in summary["batches"].items())]
+    if conn is not None:
+        lines += batches_section(conn, settings)
     lines += ["", f"## Failures ({summary['failures']})", ""]
     failures = (
         conn.execute(query(settings, "run_failures"), {"run_id": summary["run_id"]}).fetchall()
@@ -64,6 +77,22 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
         lines += ["", "## Slowest users", "", "| user | seconds |", "|---|---:|"]
         lines += [f"| {user} | {seconds:.3f} |" for user, seconds in summary["slowest_users"]]
     return "\n".join(lines)
+
+
+def batches_section(conn: psycopg.Connection, settings: Settings) -> list[str]:
+    """The provider batches not collected yet, with their age; those out longer than
+    AGENT_SIGNALS_BATCH_WARN_AGE_S marked (the run logged a warning for each)."""
+    rows = conn.execute(query(settings, "batches_out")).fetchall()
+    if not rows:
+        return []
+    lines = ["", f"## Batches in flight ({len(rows)})", "",
+             "| batch | provider id | status | provider says | requests | users waiting | age (h) |",
+             "|---|---|---|---|---:|---:|---:|"]  # fmt: skip
+    for key, provider_id, status, provider_status, _model, _version, requests, users, age_s in rows:
+        old = " **too old**" if status != "ended" and age_s > settings.batch_warn_age_s else ""
+        lines.append(f"| {key} | {provider_id} | {status} | {provider_status} | {requests} | {users} | "
+                     f"{age_s / 3600:.2f}{old} |")  # fmt: skip
+    return lines
 
 
 def _cell(text: str) -> str:

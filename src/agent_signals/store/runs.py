@@ -50,6 +50,9 @@ class RunStats:
     slowest: list[tuple[float, str]] = field(default_factory=list)  # (seconds, user), the 5 slowest
     refresh_s: float | None = None
     stage_seconds: Counter[str] = field(default_factory=Counter)  # wall time by stage (scan, process, ...)
+    # calls, tokens and cost of chat calls by mode: "direct.calls", "batch.cost_usd", ... (batch at its price)
+    by_mode: Counter[str] = field(default_factory=Counter)
+    batches: Counter[str] = field(default_factory=Counter)  # sent, requests_sent, answers, unanswered, ...
     model_error: tuple[str, str, str] | None = None  # (kind, message, hint) of a misconfigured model
     user_ids: set[str] = field(default_factory=set)  # the users counted in `users`
 
@@ -77,7 +80,8 @@ class RunStats:
     # the figures a merge adds up (users: see merge, which counts each user once)
     COUNTS = ("conversations", "messages", "llm_calls", "prompt_tokens", "cached_prompt_tokens",
               "completion_tokens", "cost_usd", "embedding_calls", "embedding_tokens", "failures")  # fmt: skip
-    TALLIES = ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds")
+    TALLIES = ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds", "by_mode",
+               "batches")  # fmt: skip
 
     def aggregates(self) -> dict:
         """The figures as JSON, with the ids of the users counted (so that a run adding up its shards counts
@@ -120,6 +124,8 @@ class RunStats:
             "completion_tokens": self.completion_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "embedding_calls": self.embedding_calls,
+            "by_mode": self.modes(),
+            "batches": dict(sorted(self.batches.items())),
             "failures": self.failures,
             "skipped_users": dict(sorted(self.skipped_users.items())),
             "slowest_users": [
@@ -128,6 +134,28 @@ class RunStats:
             "stage_seconds": {name: round(seconds, 3) for name, seconds in self.stage_seconds.items()},
         }
 
+    def count_call(
+        self, purpose: str, mode: str, prompt_tokens: int, cached: int, completion_tokens: int, cost_usd: float
+    ) -> None:
+        """One chat call answered (`mode`: direct, or batch for an answer read from a provider batch)."""
+        self.llm_calls += 1
+        self.llm_calls_by_purpose[purpose] += 1
+        self.prompt_tokens += prompt_tokens
+        self.cached_prompt_tokens += cached
+        self.completion_tokens += completion_tokens
+        self.cost_usd += cost_usd
+        for name, value in (("calls", 1), ("prompt_tokens", prompt_tokens),
+                            ("completion_tokens", completion_tokens), ("cost_usd", cost_usd)):  # fmt: skip
+            self.by_mode[f"{mode}.{name}"] += value
+
+    def modes(self) -> dict[str, dict[str, float]]:
+        """by_mode as {"direct": {"calls", "prompt_tokens", "completion_tokens", "cost_usd"}, "batch": ...}."""
+        nested: dict[str, dict[str, float]] = {}
+        for key, value in sorted(self.by_mode.items()):
+            mode, _, name = key.partition(".")
+            nested.setdefault(mode, {})[name] = round(value, 6) if name == "cost_usd" else value
+        return nested
+
     def note_duration(self, user_id: str, seconds: float) -> None:
         if len(self.slowest) < SLOWEST_KEPT:
             heapq.heappush(self.slowest, (seconds, user_id))
@@ -135,10 +163,13 @@ class RunStats:
             heapq.heappushpop(self.slowest, (seconds, user_id))
 
     def as_params(self) -> dict:
-        internal = ("failure_reasons", "skipped_users", "slowest", "stage_seconds", "user_ids", "model_error")
+        internal = ("failure_reasons", "skipped_users", "slowest", "stage_seconds", "user_ids", "model_error",
+                    "by_mode", "batches")  # fmt: skip
         params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in internal}
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
+        params["by_mode"] = Jsonb(self.modes())
+        params["batches"] = Jsonb(dict(sorted(self.batches.items())))
         params["warnings"] = Jsonb([redact(w) for w in self.warnings[-100:]])
         return params
 

@@ -71,13 +71,25 @@ async def load_batches(
                 row["conversation_id"], row["message_id"], row["content"], row["created_at"], row["stale"]
             )
         )
+    for user_id, known in (await known_signals(conn, settings, user_ids)).items():
+        batches[user_id].known = known
+    return [b for b in batches.values() if b.messages]
+
+
+async def known_signals(
+    conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]
+) -> dict[str, list[KnownSignal]]:
+    """The active signals shown to the model, by user: all of the user's own, then at most
+    KNOWN_SIGNALS_SHOWN inferred ones (core, then the most recently seen)."""
+    known: dict[str, list[KnownSignal]] = {}
+    cur = conn.cursor(row_factory=dict_row)
     await cur.execute(
         query(settings, "load_known_signals"), {"user_ids": user_ids, "limit": KNOWN_SIGNALS_SHOWN}
     )
     async for row in cur:
-        batches[row["user_id"]].known.append(
+        known.setdefault(row["user_id"], []).append(
             KnownSignal(
                 row["signal_id"], row["content"], row["normalized"], row["tier"], row["kind"], row["origin"]
             )
         )
-    return [b for b in batches.values() if b.messages]
+    return known
