@@ -21,6 +21,9 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
+from urllib.parse import parse_qs, urlsplit
+
+from tests.http_model import chat
 
 Respond = Callable[[dict], "tuple[int, dict]"]
 
@@ -32,8 +35,10 @@ class BatchServer:
     files: dict[str, dict] = field(default_factory=dict)  # id -> file object, with its bytes under "_data"
     batches: dict[str, dict] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
+    auto_finish: bool = False  # a batch is answered the first time it is retrieved
+    refusals: list[int] = field(default_factory=list)  # statuses the next create-batch calls answer with
     _ids: Iterator[int] = field(default_factory=lambda: count(1))
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
 
     # what the tests do to a batch
 
@@ -71,6 +76,10 @@ class BatchServer:
                                "_data": data}  # fmt: skip
         return file_id
 
+    def fail_creates(self, times: int, status: int) -> None:
+        """The next `times` create-batch calls are refused with HTTP `status`."""
+        self.refusals.extend([status] * times)
+
     # the endpoints
 
     def handle(self, method: str, path: str, headers, body: bytes) -> tuple[int, object]:
@@ -85,10 +94,20 @@ class BatchServer:
             if method == "GET" and parts[1] == "files" and len(parts) == 3:
                 found = self.files.get(parts[2])
                 return (200, _public(found)) if found else _missing("file", parts[2])
+            if method == "POST" and parts[1:] == ["chat", "completions"]:
+                return self.respond(json.loads(body))
             if method == "POST" and parts[1:] == ["batches"]:
+                if self.refusals:
+                    status = self.refusals.pop(0)
+                    return status, {"error": {"message": f"refused ({status})", "type": "invalid_request_error",
+                                              "code": None}}  # fmt: skip
                 return self._create(json.loads(body))
+            if method == "GET" and parts[1:] == ["batches"]:
+                return 200, self._list(parse_qs(urlsplit(path).query))
             if method == "GET" and parts[1] == "batches" and len(parts) == 3:
                 found = self.batches.get(parts[2])
+                if found and self.auto_finish and found["status"] == "in_progress":
+                    self.finish(parts[2])
                 return (200, found) if found else _missing("batch", parts[2])
             if method == "POST" and parts[1] == "batches" and parts[3:] == ["cancel"]:
                 found = self.batches.get(parts[2])
@@ -97,6 +116,18 @@ class BatchServer:
                 found.update(status="cancelled", cancelled_at=int(time.time()))
                 return 200, found
         return 404, {"error": {"message": f"no route {method} {path}", "type": "invalid_request_error"}}
+
+    def _list(self, query: dict) -> dict:
+        """Newest first, `limit` at a time after the batch `after` (OpenAI's paging)."""
+        ordered = sorted(self.batches.values(), key=lambda b: (b["created_at"], int(b["id"].split("_")[1])),
+                         reverse=True)  # fmt: skip
+        if "after" in query:
+            ids = [b["id"] for b in ordered]
+            ordered = ordered[ids.index(query["after"][0]) + 1 :] if query["after"][0] in ids else []
+        limit = int(query.get("limit", ["20"])[0])
+        page = ordered[:limit]
+        return {"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None, "has_more": len(ordered) > limit}  # fmt: skip
 
     def _upload(self, headers, body: bytes) -> dict:
         message = BytesParser(policy=HTTP).parsebytes(
@@ -135,10 +166,24 @@ def _missing(what: str, name: object) -> tuple[int, dict]:
     return 404, {"error": {"message": f"no {what} {name}", "type": "invalid_request_error", "code": None}}
 
 
+def offline(body: dict) -> tuple[int, dict]:
+    """The offline model's answer to a chat request of this pipeline (any prompt family), with its usage
+    counted as the offline provider counts it."""
+    import litellm
+
+    from agent_signals_offline.provider import answer
+
+    text = answer(body["messages"])
+    prompt = litellm.token_counter(model="offline/rules", messages=body["messages"])
+    completion = litellm.token_counter(model="offline/rules", text=text, count_response_tokens=True)
+    return chat(text, prompt_tokens=prompt, completion_tokens=completion)
+
+
 @contextmanager
-def serving(respond: Respond) -> Iterator[BatchServer]:
-    """A BatchServer listening on a free port of 127.0.0.1 (its `url` ends in /v1) until the block ends."""
-    state = BatchServer(respond)
+def serving(respond: Respond, auto_finish: bool = False) -> Iterator[BatchServer]:
+    """A BatchServer listening on a free port of 127.0.0.1 (its `url` ends in /v1) until the block ends;
+    `auto_finish`: each batch is answered the first time it is retrieved."""
+    state = BatchServer(respond, auto_finish=auto_finish)
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self, method: str) -> None:

@@ -34,7 +34,8 @@ create table ops.batches (
 );
 create index batches_open_idx on ops.batches (status) where status in ('preparing', 'submitted', 'ended');
 
--- One request of a batch: one call of one user. `messages` are the handles the prompt showed
+-- One request of a batch: one call of one user (an extraction, or a summary when
+-- AGENT_SIGNALS_BATCH_FOLLOWUPS=batch). `messages` are the handles the prompt showed
 -- ([{handle, conversation_id, message_id, kept}], kept: the characters shown of a message cut to fit,
 -- null when whole) and `signals` the known signals it showed ([{handle, signal_id}]): ids only, never the
 -- text, which stays in source.messages and signals.signals.
@@ -44,6 +45,8 @@ create table ops.batch_requests (
     batch_key      uuid not null references ops.batches (batch_key) on delete cascade,
     custom_id      text not null,
     user_id        text not null,
+    purpose        text not null check (purpose in ('extract', 'summarize')),  -- its batch's
+    fingerprint    text,            -- summarize: the signal set (signals.fingerprint) the summary describes
     call_index     integer not null check (call_index >= 0),
     calls          integer not null check (calls > call_index),
     messages       jsonb not null,
@@ -55,8 +58,8 @@ create table ops.batch_requests (
     closed_by_run  uuid,
     primary key (batch_key, custom_id)
 );
--- A user is in at most one batch at a time: a user with a waiting request is never sent again.
-create unique index batch_requests_one_open_idx on ops.batch_requests (user_id, call_index)
+-- A user is in at most one batch of each purpose at a time: a user with a waiting request is never sent again.
+create unique index batch_requests_one_open_idx on ops.batch_requests (user_id, purpose, call_index)
     where status = 'waiting';
 create index batch_requests_batch_idx on ops.batch_requests (batch_key) where status = 'waiting';
 

@@ -252,16 +252,11 @@ async def complete(
     json_schema, structured.py), with retries. An answer cut at max_tokens is asked again once with a larger
     budget. Raises ModelUnavailable (TruncatedAnswer when cut again); never returns an empty or cut text."""
     budget = max_tokens or settings.max_answer_tokens
-    fmt = response_format(settings, family)
 
     async def call() -> Completion:
         response = await litellm.acompletion(
-            model=settings.model,
-            messages=with_cache_hints(messages, settings.model),
+            **request_body(settings, messages, family, budget),
             **provider_kwargs(settings),
-            temperature=0,
-            max_tokens=budget,
-            response_format=fmt,
             drop_params=True,
             num_retries=0,
         )
@@ -294,6 +289,22 @@ async def complete(
     if completion.truncated:
         raise TruncatedAnswer(budgets, completion)
     return completion
+
+
+def request_body(settings: Settings, messages: list[dict], family: str, max_tokens: int) -> dict:
+    """What one chat call asks, the same for a direct call and a provider batch's request (batches.py):
+    the model, the prompt (with the provider's cache hints), temperature 0, the answer budget and the
+    prompt family's response_format (structured.py) when the mode has one."""
+    body = {
+        "model": settings.model,
+        "messages": with_cache_hints(messages, settings.model),
+        "temperature": 0,
+        "max_tokens": max_tokens,
+    }
+    fmt = response_format(settings, family)
+    if fmt is not None:
+        body["response_format"] = fmt
+    return body
 
 
 def larger_budget(model: str, budget: int) -> int | None:

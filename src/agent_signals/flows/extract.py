@@ -92,6 +92,7 @@ async def extract_signals(
             await process_shards(run, await scan.scan(run), runner)
             if waited := await batches.wait(run):  # what this run sent, answered while it waited
                 await process_shards(run, waited, runner)
+            await batches.settle(run)
             await finish_run(run)
     await publish_report(run)
     return run.summary()

@@ -104,8 +104,12 @@ def _closing(ctx: RunContext, user_id: str, asked: Asked | None) -> Finish | Non
         return None
 
     async def close(conn: psycopg.AsyncConnection) -> None:
-        if not await batches.close_requests(conn, ctx.settings, asked.batch_key, user_id, "applied", ctx.run_id):
-            raise AlreadyApplied(f"user {user_id}: the answers of batch {asked.batch_key} were applied by another run")
+        if not await batches.close_requests(
+            conn, ctx.settings, asked.batch_key, user_id, "applied", ctx.run_id
+        ):
+            raise AlreadyApplied(
+                f"user {user_id}: the answers of batch {asked.batch_key} were applied by another run"
+            )
 
     return close
 

@@ -73,7 +73,7 @@ async def poll(ctx: RunContext) -> None:
                     ctx.halt(exc)
                     return
                 except llm.ModelUnavailable as exc:  # asked again next run
-                    _warn(ctx, f"batch {batch.batch_key}: the provider could not be asked about it: {exc}")
+                    warn(ctx, f"batch {batch.batch_key}: the provider could not be asked about it: {exc}")
             await ledger.mark_collected(conn, ctx.settings)
 
 
@@ -103,20 +103,15 @@ async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: ledge
                 answered=status.completed, failed=status.failed, error=status.error,
             )  # fmt: skip
             if status.status != "completed":
-                _warn(ctx, f"batch {batch.batch_key} ({provider_id}) ended {status.status}: its unanswered "
+                warn(ctx, f"batch {batch.batch_key} ({provider_id}) ended {status.status}: its unanswered "
                            "users are asked again" + (f" ({status.error})" if status.error else ""))  # fmt: skip
             return
         await ledger.seen(conn, ctx.settings, batch.batch_key, status.status)
         age = datetime.now(UTC) - (batch.submitted_at or batch.created_at)
         if age.total_seconds() > ctx.settings.batch_warn_age_s:
-            _warn(ctx, f"batch {batch.batch_key} ({provider_id}) has been out for {age.total_seconds() / 3600:.1f} h "
+            warn(ctx, f"batch {batch.batch_key} ({provider_id}) has been out for {age.total_seconds() / 3600:.1f} h "
                        f"(AGENT_SIGNALS_BATCH_WARN_AGE_S={ctx.settings.batch_warn_age_s:g}): the provider says "
                        f"{status.status}; `agent-signals batches cancel {batch.batch_key}` gives its users back")  # fmt: skip
-
-
-def _warn(ctx: RunContext, message: str) -> None:
-    ctx.stats.warnings.append(message)
-    log.warning(message)
 
 
 async def wait(ctx: RunContext) -> list[Pending]:
@@ -135,6 +130,13 @@ async def wait(ctx: RunContext) -> list[Pending]:
                 out = set(await ledger.run_batches(conn, ctx.settings, ctx.run_id))
         ended = [k for k in sent if k not in out]
         return [Pending(u, 0) for u in await ledger.users_waiting_in(conn, ctx.settings, ended)]
+
+
+async def settle(ctx: RunContext) -> None:
+    """The batches whose every request the run's shards closed are `collected`."""
+    if batch_aware(ctx):
+        async with ctx.pool.connection() as conn:
+            await ledger.mark_collected(conn, ctx.settings)
 
 
 # a shard: split, submit, collect
@@ -191,7 +193,7 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
             ))  # fmt: skip
             prompts.append(provider.BatchRequest(custom_id, call.prompt))
     if requests:
-        await _send(ctx, requests, prompts)
+        await send(ctx, requests, prompts)
     return now
 
 
@@ -203,7 +205,12 @@ def _shown(call: Call) -> list[ledger.Shown]:
     ]
 
 
-async def _send(ctx: RunContext, requests: list[ledger.NewRequest], prompts: list[provider.BatchRequest]) -> None:
+async def send(
+    ctx: RunContext, requests: list[ledger.NewRequest], prompts: list[provider.BatchRequest], *,
+    purpose: str = "extract", prompt_version: str | None = None,
+) -> None:  # fmt: skip
+    """Record the requests (`preparing`), send them as one provider batch, record its id. A batch the provider
+    refuses is closed `unsent` (its users pending again); a misconfigured model stops the run."""
     settings, stats = ctx.settings, ctx.stats
     key = uuid4()
     users = len({r.user_id for r in requests})
@@ -211,10 +218,11 @@ async def _send(ctx: RunContext, requests: list[ledger.NewRequest], prompts: lis
         try:
             await ledger.record_batch(
                 conn, settings, batch_key=key, run_id=ctx.run_id, model=settings.model,
-                prompt_version=ctx.prompt_version, answer_mode=structured.answer_mode(settings), requests=requests,
+                prompt_version=prompt_version or ctx.prompt_version, answer_mode=structured.answer_mode(settings),
+                requests=requests, purpose=purpose,
             )  # fmt: skip
         except psycopg.errors.UniqueViolation:  # a user sent by another run meanwhile (never under the locks)
-            _warn(ctx, f"{users} user(s) not sent: one of them is already waiting in another batch")
+            warn(ctx, f"{users} user(s) not sent: one of them is already waiting in another batch")
             stats.skipped_users["in_batch"] += users
             return
         try:
@@ -226,12 +234,13 @@ async def _send(ctx: RunContext, requests: list[ledger.NewRequest], prompts: lis
             if isinstance(exc, llm.ModelMisconfigured):
                 ctx.halt(exc)
             else:
-                _warn(ctx, f"a batch of {users} user(s) could not be sent ({exc}); they are sent next run")
+                warn(ctx, f"a batch of {users} user(s) could not be sent ({exc}); they are sent next run")
             return
         await ledger.submitted(conn, settings, key, provider_id, "submitted")
-    stats.batches["sent"] += 1
-    stats.batches["requests_sent"] += len(requests)
-    stats.batches["users_sent"] += users
+    prefix = "" if purpose == "extract" else f"{purpose}_"
+    stats.batches[f"{prefix}sent"] += 1
+    stats.batches[f"{prefix}requests_sent"] += len(requests)
+    stats.batches[f"{prefix}users_sent"] += users
     log.info("batch %s (%s): %d request(s) of %d user(s) sent", key, provider_id, len(requests), users)
 
 
@@ -245,17 +254,23 @@ async def collect(
     for user_id, requests in answered.items():
         first = requests[0]
         if first.batch_key not in files:
-            files[first.batch_key] = asyncio.ensure_future(_results(ctx, first))
+            files[first.batch_key] = asyncio.ensure_future(results(ctx, first))
         out.append(await _collect_user(ctx, user_id, requests, files[first.batch_key]))
     return out
 
 
-async def _results(ctx: RunContext, batch: ledger.Waiting) -> dict[str, provider.BatchResult]:
+async def results(ctx: RunContext, batch: ledger.Waiting) -> dict[str, provider.BatchResult]:
+    """The answers of a batch that ended, by custom_id (read from its output and error files)."""
     status = provider.BatchStatus(
         batch.provider_batch_id or "", batch.provider_status or "completed", batch.output_file_id,
         batch.error_file_id, 0, 0, 0, None, None,
     )  # fmt: skip
     return await provider.results(_asked_with(ctx.settings, batch.model), status)
+
+
+def warn(ctx: RunContext, message: str) -> None:
+    ctx.stats.warnings.append(message)
+    log.warning(message)
 
 
 async def _collect_user(
@@ -266,7 +281,9 @@ async def _collect_user(
     async with ctx.pool.connection() as conn:
         every = [m for r in requests for m in r.messages]
         found = await ledger.asked_messages(conn, settings, user_id, every, ctx.until)
-        signals = await ledger.asked_signals(conn, settings, user_id, [s for r in requests for _h, s in r.signals])
+        signals = await ledger.asked_signals(
+            conn, settings, user_id, [s for r in requests for _h, s in r.signals]
+        )
         known = (await known_signals(conn, settings, [user_id])).get(user_id, [])
     read = [found[k] for k in dict.fromkeys((m.conversation_id, m.message_id) for m in every) if k in found]
     user = UserBatch(user_id, read, known)
@@ -281,7 +298,7 @@ async def _collect_user(
         ctx.halt(exc)
         return user, None
     except llm.ModelUnavailable as exc:  # the files could not be read now: the user waits for the next run
-        _warn(ctx, f"batch {batch_key}: its answers could not be read ({exc}); read again next run")
+        warn(ctx, f"batch {batch_key}: its answers could not be read ({exc}); read again next run")
         return user, None
     if any(r.custom_id not in answers for r in requests):  # expired, cancelled or failed before answering
         stats.batches["unanswered"] += 1
@@ -317,7 +334,9 @@ async def _collect_user(
             judge(ctx, call, completion.text, judged)
     except UserFailed as exc:
         stats.batches["failed"] += 1
-        await fail(ctx, user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read, counted=exc.counted)
+        await fail(
+            ctx, user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read, counted=exc.counted
+        )
         await close("failed")
         return user, None
     extracted = conclude(ctx, user, len(requests), judged)

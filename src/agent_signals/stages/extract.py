@@ -49,7 +49,6 @@ class Extracted:
     summary: str | None = None  # the user's summary after these proposals, when the answer gave one
     asked: Asked | None = None  # answers read from a provider batch: how they were asked
 
-
     def without(self, reasons: dict[int, str], stage: str) -> Extracted:
         """These proposals (by index) rejected at `stage`; the answer's summary no longer describes the rest."""
         return Extracted(

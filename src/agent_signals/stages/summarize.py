@@ -24,6 +24,7 @@ from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.screen import screen_text
 from agent_signals.core.summary_text import summary_from_signals
+from agent_signals.stages import batch_summaries
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext, stage
 from agent_signals.store import summaries, upkeep
@@ -42,8 +43,13 @@ async def summarize(ctx: RunContext) -> list[str]:
     this run's view refresh. Returns users whose rebuild failed: they stay marked for the next run."""
     if not ctx.settings.summaries:
         return []
+    written: list[str] = []
+    if batch_summaries.batched(ctx):  # the answers of earlier batches written, then the stale ones sent
+        written = await batch_summaries.collect(ctx, rebuild)
     async with ctx.pool.connection() as conn:
         todo = await summaries.candidates(conn, ctx.settings)
+    if batch_summaries.batched(ctx):
+        todo = await batch_summaries.submit(ctx, todo)  # left: those with nothing to describe (no call)
     slots = asyncio.Semaphore(ctx.settings.concurrency)
     failed: list[str] = []
 
@@ -65,7 +71,7 @@ async def summarize(ctx: RunContext) -> list[str]:
                 failed.append(candidate.user_id)
 
     await asyncio.gather(*(one(c) for c in todo))
-    changed = sorted({c.user_id for c in todo} - set(failed))
+    changed = sorted({*written, *(c.user_id for c in todo)} - set(failed))
     if changed:  # a summary is part of the views: these users' rows are refreshed too
         async with ctx.pool.connection() as conn:
             await upkeep.mark_dirty(conn, ctx.settings, changed)

@@ -43,6 +43,7 @@ class NewRequest:
     messages: Sequence[Shown]
     signals: Sequence[tuple[str, UUID]]  # (handle, signal_id)
     max_tokens: int
+    fingerprint: str | None = None  # a summary's: the signal set it describes
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Waiting:
     provider_status: str | None
     output_file_id: str | None
     error_file_id: str | None
+    fingerprint: str | None
     model: str
     prompt_version: str
 
@@ -103,7 +105,8 @@ async def record_batch(
             await cur.executemany(
                 query(settings, "record_batch_request"),
                 [
-                    {"batch_key": batch_key, "custom_id": r.custom_id, "user_id": r.user_id,
+                    {"batch_key": batch_key, "custom_id": r.custom_id, "user_id": r.user_id, "purpose": purpose,
+                     "fingerprint": r.fingerprint,
                      "call_index": r.call_index, "calls": r.calls, "max_tokens": r.max_tokens,
                      "messages": Jsonb([{"handle": m.handle, "conversation_id": m.conversation_id,
                                          "message_id": m.message_id, "kept": m.kept} for m in r.messages]),
@@ -149,7 +152,12 @@ async def give_up(
 
 
 async def close_requests(
-    conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, user_id: str, status: str, run_id: UUID
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    batch_key: UUID,
+    user_id: str,
+    status: str,
+    run_id: UUID,
 ) -> int:
     """Close a user's waiting requests of a batch; returns how many were waiting (0: closed by another run)."""
     cur = await conn.execute(
@@ -176,14 +184,17 @@ async def run_batches(conn: psycopg.AsyncConnection, settings: Settings, run_id:
 
 
 async def waiting(
-    conn: psycopg.AsyncConnection, settings: Settings, user_ids: Sequence[str]
+    conn: psycopg.AsyncConnection,
+    settings: Settings,
+    user_ids: Sequence[str] | None,
+    purpose: str = "extract",
 ) -> dict[str, list[Waiting]]:
-    """The waiting requests of these users, by user, in call order."""
+    """The waiting requests of one purpose of these users (None: everyone's), by user, in call order."""
     cur = conn.cursor(row_factory=dict_row)
-    await cur.execute(query(settings, "waiting_requests"), {"user_ids": list(user_ids)})
+    users = None if user_ids is None else list(user_ids)
+    await cur.execute(query(settings, "waiting_requests"), {"user_ids": users, "purpose": purpose})
     found: dict[str, list[Waiting]] = {}
     for row in await cur.fetchall():
-        row.pop("purpose")
         row["messages"] = tuple(
             Shown(m["handle"], m["conversation_id"], m["message_id"], m.get("kept")) for m in row["messages"]
         )
@@ -205,7 +216,9 @@ async def asked_messages(
     }
     cur = await conn.execute(query(settings, "asked_messages"), params)
     return {
-        (conversation_id, message_id): SourceMessage.read(conversation_id, message_id, content, created_at, stale)
+        (conversation_id, message_id): SourceMessage.read(
+            conversation_id, message_id, content, created_at, stale
+        )
         for conversation_id, message_id, content, created_at, stale in await cur.fetchall()
     }
 

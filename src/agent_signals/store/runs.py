@@ -135,7 +135,13 @@ class RunStats:
         }
 
     def count_call(
-        self, purpose: str, mode: str, prompt_tokens: int, cached: int, completion_tokens: int, cost_usd: float
+        self,
+        purpose: str,
+        mode: str,
+        prompt_tokens: int,
+        cached: int,
+        completion_tokens: int,
+        cost_usd: float,
     ) -> None:
         """One chat call answered (`mode`: direct, or batch for an answer read from a provider batch)."""
         self.llm_calls += 1
