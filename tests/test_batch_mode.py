@@ -82,14 +82,10 @@ def test_a_batch_run_ends_with_the_signals_and_views_of_a_direct_run_over_the_sa
             server.finish(batch_id)
         applied = run(over(server, batch_url, batch_mode="provider"))
     assert applied["status"] == "succeeded", applied
-    assert (
-        applied["by_mode"]["batch"]["calls"] == USERS
-        and "direct" not in applied["by_mode"]
-        or (
-            applied["by_mode"]["direct"]["calls"]
-            == applied["llm_calls_by_purpose"].get("summarize", 0)
-            + applied["llm_calls_by_purpose"].get("reconcile", 0)
-        )
+    assert (applied["by_mode"]["batch"]["calls"] == USERS and "direct" not in applied["by_mode"]) or (
+        applied["by_mode"]["direct"]["calls"]
+        == applied["llm_calls_by_purpose"].get("summarize", 0)
+        + applied["llm_calls_by_purpose"].get("reconcile", 0)
     )
     assert rows(batch_url, FINAL) == rows(direct_url, FINAL) and rows(direct_url, FINAL)
     assert rows(batch_url, CONTEXT) == rows(direct_url, CONTEXT)
@@ -239,7 +235,7 @@ def test_a_crash_while_applying_is_finished_by_the_next_run_and_no_answer_is_app
 
         with monkeypatch.context() as patched:
             patched.setattr(apply_users, "apply_user", dies_after_two)
-            with pytest.raises(BaseException):
+            with pytest.raises(SystemExit):
                 run(over(server, url, batch_mode="provider", shards=1, concurrency=1))
         assert rows(url, "select count(*) from ops.batch_requests where status = 'applied'") == [(2,)]
         before = rows(url, FINAL)

@@ -175,7 +175,9 @@ async def find(settings: Settings, key: str, since: datetime) -> BatchStatus | N
     kwargs = _kwargs(settings)
     after = None
     while True:
-        page = await _call(settings, lambda: litellm.alist_batches(after=after, limit=100, **kwargs))
+        page = await _call(
+            settings, lambda after=after: litellm.alist_batches(after=after, limit=100, **kwargs)
+        )
         batches = list(getattr(page, "data", None) or [])
         for batch in batches:
             if (getattr(batch, "metadata", None) or {}).get(KEY) == key:
