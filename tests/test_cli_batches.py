@@ -99,6 +99,22 @@ def test_the_warning_age_is_the_setting(database_url, conn, monkeypatch):
     assert "2.00  too old" in listed()
 
 
+def test_the_run_report_shows_the_same_batches_in_flight(database_url, conn, settings):
+    from agent_signals.store.report import batches_section
+
+    assert batches_section(conn, settings) == []
+    run_id = run_row(conn)
+    old = batch_row(conn, run_id, "submitted", provider_id="batch_old", provider_status="in_progress", age_h=30,
+                    users=("ann", "bob"))  # fmt: skip
+    ended = batch_row(conn, run_id, "ended", provider_id="batch_done", provider_status="completed", age_h=40)
+    lines = batches_section(conn, settings)
+    assert lines[1] == "## Batches in flight (2)"
+    assert lines[-2:] == [
+        f"| {ended} | batch_done | ended | completed | 0 | 0 | 40.00 |",
+        f"| {old} | batch_old | submitted | in_progress | 2 | 2 | 30.00 **too old** |",
+    ]
+
+
 def test_list_with_no_batch_out(database_url):
     assert listed() == "no batch is out\n"
     assert json.loads(listed("--json")) == []
