@@ -6,6 +6,7 @@ from __future__ import annotations
 import psycopg
 
 from agent_signals.config import Settings
+from agent_signals.store.batch_report import batches_out
 from agent_signals.store.sqlfiles import query
 
 
@@ -82,16 +83,16 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
 def batches_section(conn: psycopg.Connection, settings: Settings) -> list[str]:
     """The provider batches not collected yet, with their age; those out longer than
     AGENT_SIGNALS_BATCH_WARN_AGE_S marked (the run logged a warning for each)."""
-    rows = conn.execute(query(settings, "batches_out")).fetchall()
+    rows = batches_out(conn, settings)
     if not rows:
         return []
     lines = ["", f"## Batches in flight ({len(rows)})", "",
              "| batch | provider id | status | provider says | requests | users waiting | age (h) |",
              "|---|---|---|---|---:|---:|---:|"]  # fmt: skip
-    for key, provider_id, status, provider_status, _model, _version, requests, users, age_s in rows:
-        old = " **too old**" if status != "ended" and age_s > settings.batch_warn_age_s else ""
-        lines.append(f"| {key} | {provider_id} | {status} | {provider_status} | {requests} | {users} | "
-                     f"{age_s / 3600:.2f}{old} |")  # fmt: skip
+    for b in rows:
+        old = " **too old**" if b.too_old(settings) else ""
+        lines.append(f"| {b.batch_key} | {b.provider_batch_id} | {b.status} | {b.provider_status} | {b.requests} | "
+                     f"{b.users_waiting} | {b.age_s / 3600:.2f}{old} |")  # fmt: skip
     return lines
 
 
