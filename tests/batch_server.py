@@ -176,7 +176,8 @@ def offline(body: dict) -> tuple[int, dict]:
     text = answer(body["messages"])
     prompt = litellm.token_counter(model="offline/rules", messages=body["messages"])
     completion = litellm.token_counter(model="offline/rules", text=text, count_response_tokens=True)
-    return chat(text, prompt_tokens=prompt, completion_tokens=completion)
+    status, answered = chat(text, prompt_tokens=prompt, completion_tokens=completion)
+    return status, {**answered, "model": body["model"]}  # priced as the model asked (litellm's map)
 
 
 @contextmanager

@@ -318,3 +318,25 @@ def test_a_provider_that_refuses_the_batch_stops_the_run_and_leaves_its_users_pe
         assert rows(url, "select status, count(*) from ops.batch_requests group by 1") == [("unanswered", 2)]
         again = run(over(server, url, batch_mode="provider", shards=1))
     assert again["batches"]["users_sent"] == 2
+
+
+def test_a_user_whose_conversations_were_deleted_while_out_is_still_collected(new_database):
+    """Not pending any more, the user is still handed to a shard: their requests close, the batch is
+    collected, and the answer that cites nothing left is not written."""
+    url = seeded(new_database, users=2)
+    with serving(offline) as server:
+        settings = over(server, url, batch_mode="provider", shards=1)
+        run(settings)
+        (batch_id,) = batch_ids(server)
+        (gone,) = rows(url, "select min(user_id) from ops.batch_requests")[0]
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(
+                "delete from source.messages where conversation_id in (select conversation_id from "
+                "source.conversations where user_id = %(u)s)",
+                {"u": gone},
+            )
+            conn.execute("delete from source.conversations where user_id = %(u)s", {"u": gone})
+        server.finish(batch_id)
+        run(settings)
+    assert rows(url, "select status from ops.batches") == [("collected",)]
+    assert rows(url, "select count(*) from signals.signals where user_id = %(u)s", {"u": gone}) == [(0,)]

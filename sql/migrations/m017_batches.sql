@@ -80,7 +80,8 @@ create trigger forgotten_clears_batch_requests after insert on ops.forgotten
 
 -- A run's model calls, tokens and cost by how they were made: {"direct": {"calls", "prompt_tokens",
 -- "completion_tokens", "cost_usd"}, "batch": {...}} (batch answers at the batch price), and what it did with
--- batches: {"sent", "requests_sent", "answers", "unanswered", "failed", "adopted", "abandoned", "unsent"}.
+-- batches: {"sent", "requests_sent", "users_sent", "answers" (requests), "unanswered" and "failed" (users),
+-- "adopted", "abandoned", "unsent"; summary batches' with a summarize_ prefix}.
 alter table ops.runs
     add column by_mode jsonb not null default '{}'::jsonb,
     add column batches jsonb not null default '{}'::jsonb;

@@ -201,7 +201,10 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
 
     data = ConversationsFile.model_validate({"conversations": dataset.conversations})
     with db.scratch_database(settings, "eval") as url:
-        scratch = settings.model_copy(update={"database_url": url, **({"model": model} if model else {})})
+        # always direct: eval scores what the model answers now, not what a later run would collect
+        scratch = settings.model_copy(
+            update={"database_url": url, "batch_mode": "off", **({"model": model} if model else {})}
+        )
         with db.connect(url, autocommit=True) as conn:
             store(conn, scratch, data)
         summary = asyncio.run(extract_signals(kind="manual", settings=scratch))

@@ -89,7 +89,7 @@ async def extract_signals(
         ) as run:
             await scan.embed_missing(run)
             await batches.poll(run)
-            await process_shards(run, await scan.scan(run), runner)
+            await process_shards(run, await batches.with_answered(run, await scan.scan(run)), runner)
             if waited := await batches.wait(run):  # what this run sent, answered while it waited
                 await process_shards(run, waited, runner)
             await batches.settle(run)

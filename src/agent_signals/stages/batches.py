@@ -132,6 +132,17 @@ async def wait(ctx: RunContext) -> list[Pending]:
         return [Pending(u, 0) for u in await ledger.users_waiting_in(conn, ctx.settings, ended)]
 
 
+async def with_answered(ctx: RunContext, pending: list[Pending]) -> list[Pending]:
+    """The scan's pending users and those waiting in a batch that ended, pending or not (a user whose
+    conversations were deleted or unflagged since is still collected: their requests close, their batch too)."""
+    if not batch_aware(ctx):
+        return pending
+    async with ctx.pool.connection() as conn:
+        waiting = await ledger.waiting(conn, ctx.settings, None)
+    known = {p.user_id for p in pending}
+    return [*pending, *(Pending(u, 0) for u, r in waiting.items() if not r[0].out and u not in known)]
+
+
 async def settle(ctx: RunContext) -> None:
     """The batches whose every request the run's shards closed are `collected`."""
     if batch_aware(ctx):
