@@ -340,3 +340,31 @@ def test_a_user_whose_conversations_were_deleted_while_out_is_still_collected(ne
         run(settings)
     assert rows(url, "select status from ops.batches") == [("collected",)]
     assert rows(url, "select count(*) from signals.signals where user_id = %(u)s", {"u": gone}) == [(0,)]
+
+
+def test_summaries_go_in_a_batch_of_their_own_when_follow_ups_are_batched(new_database):
+    """BATCH_FOLLOWUPS=batch: a stale summary is asked in a summarize batch, not directly, and written by a
+    later run for the signal set it was asked about."""
+    url = seeded(new_database, users=3)
+    with serving(offline) as server:
+        settings = over(server, url, batch_mode="provider", batch_followups="batch", shards=1)
+        run(settings)
+        (extract_batch,) = list(server.batches)
+        server.finish(extract_batch)
+        run(settings)
+        with psycopg.connect(url, autocommit=True) as conn:  # every summary made stale
+            conn.execute("update signals.summaries set fingerprint = 'stale'")
+        stale = rows(url, "select count(*) from signals.stale_summaries")[0][0]
+        assert stale >= 1
+        sent = run(settings)
+        assert sent["llm_calls_by_purpose"].get("summarize", 0) == 0  # no direct summary call
+        assert sent["batches"]["summarize_requests_sent"] == stale
+        (summary_batch,) = [b for b in server.batches if b != extract_batch]
+        again = run(settings)  # still out: not sent twice
+        assert "summarize_requests_sent" not in again["batches"]
+        server.finish(summary_batch)
+        written = run(settings)
+    assert written["by_mode"]["batch"]["calls"] == stale and written["actions"]["summarized"] == stale
+    assert rows(url, "select count(*) from signals.stale_summaries") == [(0,)]
+    assert rows(url, "select status, count(*) from ops.batch_requests where purpose = 'summarize' "
+                     "group by 1") == [("applied", stale)]  # fmt: skip
