@@ -368,3 +368,57 @@ def test_summaries_go_in_a_batch_of_their_own_when_follow_ups_are_batched(new_da
     assert rows(url, "select count(*) from signals.stale_summaries") == [(0,)]
     assert rows(url, "select status, count(*) from ops.batch_requests where purpose = 'summarize' "
                      "group by 1") == [("applied", stale)]  # fmt: skip
+
+
+def test_an_answer_cut_at_its_budget_is_asked_again_in_the_next_batch_with_a_larger_one(new_database):
+    """As a direct call asks again at once with twice the budget: not counted against the user the first
+    time; cut again at the larger budget, it is."""
+    url = seeded(new_database, users=1)
+    budgets: list[int] = []
+
+    def respond(body: dict) -> tuple[int, dict]:
+        budgets.append(body["max_tokens"])
+        status, answer = offline(body)
+        answer["choices"][0]["finish_reason"] = "length"  # however large the budget
+        return status, answer
+
+    with serving(respond) as server:
+        settings = over(server, url, batch_mode="provider", shards=1)
+        for _ in range(3):  # send, apply (cut) and send again, apply (cut again)
+            run(settings)
+            for batch_id in server.batches:
+                if server.batches[batch_id]["status"] == "in_progress":
+                    server.finish(batch_id)
+        run(settings)
+    assert budgets == [1024, 2048]
+    assert rows(url, "select error_kind, counted from ops.failures order by failure_id") == [
+        ("truncated", False),
+        ("truncated", True),
+    ]
+
+
+def test_a_model_whose_provider_cannot_take_batches_stops_the_run_before_any_user(new_database):
+    from agent_signals.adapters.llm import ModelMisconfigured
+
+    url = seeded(new_database, users=1)
+    with pytest.raises(ModelMisconfigured, match="AGENT_SIGNALS_BATCH_MODE=provider"):
+        run(Settings(database_url=url, batch_mode="provider"))  # the offline model: no batch API
+    assert rows(url, "select status from ops.runs") == [("failed",)]
+    assert rows(url, "select count(*) from ops.batches") == [(0,)]
+
+
+def test_the_budget_leaves_the_answers_it_cannot_pay_for_waiting_for_the_next_run(new_database):
+    url = seeded(new_database, users=4)
+    with serving(offline) as server:
+        settings = over(server, url, batch_mode="provider", shards=1, concurrency=1)
+        run(settings)
+        (batch_id,) = list(server.batches)
+        server.finish(batch_id)
+        first = run(settings.model_copy(update={"max_run_tokens": 1}))  # spent by the first answer
+        assert first["batches"]["answers"] == 1 and first["skipped_users"]["budget"] == 3
+        assert rows(url, "select status, count(*) from ops.batch_requests group by 1 order by 1") == [
+            ("applied", 1),
+            ("waiting", 3),
+        ]
+        rest = run(settings)
+    assert rest["batches"]["answers"] == 3

@@ -45,9 +45,9 @@ def batch_row(conn, run_id, status: str, *, provider_id: str | None = None, prov
     )
     for i, user in enumerate(users):
         conn.execute(
-            """insert into ops.batch_requests (batch_key, custom_id, user_id, call_index, calls, messages, signals,
-                                               max_tokens, status)
-               values (%s, %s, %s, 0, 1, '[]', '[]', 1024, %s)""",
+            """insert into ops.batch_requests (batch_key, custom_id, user_id, purpose, call_index, calls, messages,
+                                               signals, max_tokens, status)
+               values (%s, %s, %s, 'extract', 0, 1, '[]', '[]', 1024, %s)""",
             [key, f"r{i}", user, "waiting" if waiting else "applied"],
         )
     return key

@@ -104,10 +104,12 @@ def test_a_missing_key_fails_the_run_before_any_request(database_url, tmp_path, 
     assert last_run(database_url)[1] == "failed"
 
 
-def test_a_run_in_which_every_user_failed_exits_non_zero(database_url, tmp_path):
+def test_a_run_in_which_every_user_failed_exits_non_zero(database_url, tmp_path, prefect_api):
     seed(database_url, tmp_path, 3)
     with http_model.serve(lambda _path, _body: http_model.SERVER_ERROR) as model:
-        env = base_env(database_url, tmp_path, **model.env(), AGENT_SIGNALS_MAX_RETRIES="0")
+        # the harness's Prefect API: a temporary server of the process's own once logged a traceback of its
+        # database pool while it shut down, under a loaded machine (Prefect's, not the run's)
+        env = base_env(database_url, tmp_path, api=prefect_api, **model.env(), AGENT_SIGNALS_MAX_RETRIES="0")
         result = cli("run", env=env)
     assert len(model.requests) == 3  # a transient fault is one user's: every user was tried
     assert result.returncode == 1

@@ -54,6 +54,7 @@ create table ops.batch_requests (
     max_tokens     integer not null,
     status         text not null default 'waiting'
         check (status in ('waiting', 'applied', 'failed', 'unanswered')),
+    error_kind     text,            -- failed: why (`truncated`: the user's next request gets a larger budget)
     closed_at      timestamptz,
     closed_by_run  uuid,
     primary key (batch_key, custom_id)

@@ -49,6 +49,7 @@ class BatchRequest:
     custom_id: str
     prompt: list[dict]
     family: str = "extract"  # the prompt family: its response_format (structured.py)
+    max_tokens: int | None = None  # the answer's budget (None: AGENT_SIGNALS_MAX_ANSWER_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -99,11 +100,10 @@ def check_provider(settings: Settings) -> None:
         )
 
 
-def request_line(settings: Settings, request: BatchRequest, max_tokens: int | None = None) -> dict:
+def request_line(settings: Settings, request: BatchRequest) -> dict:
     """The JSONL line of one request: the body a direct call (llm.complete) sends, for the provider's name."""
-    body = llm.request_body(
-        settings, request.prompt, request.family, max_tokens or settings.max_answer_tokens
-    )
+    budget = request.max_tokens or settings.max_answer_tokens
+    body = llm.request_body(settings, request.prompt, request.family, budget)
     body["model"] = provider_of(settings)[0]
     return {"custom_id": request.custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
 

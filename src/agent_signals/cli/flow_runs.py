@@ -83,6 +83,11 @@ def print_summary(summary: dict, seconds: float) -> None:
         + f", completion tokens {summary['completion_tokens']}, cost ${summary['cost_usd']:.4f}\n"
         f"  failures {summary['failures']}"
         + (
+            "\n  batches: " + ", ".join(f"{k} {v}" for k, v in summary["batches"].items())
+            if summary.get("batches")
+            else ""
+        )
+        + (
             "\n  left for the next run: " + ", ".join(f"{k} {v}" for k, v in summary["skipped_users"].items())
             if summary.get("skipped_users")
             else ""

@@ -29,7 +29,7 @@ from agent_signals.config import Settings
 from agent_signals.core.batching import Call, SourceMessage, UserBatch
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
-from agent_signals.stages.context import RunContext, timed
+from agent_signals.stages.context import RunContext, raise_if_stopped, timed
 from agent_signals.stages.extract import Asked, Extracted, Judged, conclude, judge, plan_calls
 from agent_signals.stages.failures import UserFailed, fail
 from agent_signals.store import batches as ledger
@@ -64,6 +64,12 @@ async def poll(ctx: RunContext) -> None:
     the shards), lost ones abandoned (their users pending again), old ones a warning."""
     if not batch_aware(ctx):
         return
+    if batching(ctx):  # before any user is touched: a provider this mode cannot send to stops the run
+        try:
+            provider.check_provider(ctx.settings)
+        except llm.ModelMisconfigured as exc:
+            ctx.halt(exc)
+            raise_if_stopped(ctx)
     with timed(ctx, "batches.poll"):
         async with ctx.pool.connection() as conn:
             for batch in await ledger.open_batches(conn, ctx.settings):
@@ -179,7 +185,13 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
     nothing to ask (applied now, like a direct run's); the others wait for a later run."""
     settings = ctx.settings
     now, requests, prompts = [], [], []
+    async with ctx.pool.connection() as conn:
+        cut_last = await ledger.truncated_last(conn, settings, [u.user_id for u in users])
+    larger = llm.larger_budget(settings.model, settings.max_answer_tokens)
     for user in users:
+        budget = (
+            (larger or settings.max_answer_tokens) if user.user_id in cut_last else settings.max_answer_tokens
+        )
         try:
             calls = plan_calls(ctx, user)
         except Exception as exc:  # a prompt that cannot be built (a bug, or a budget too small): this user
@@ -200,9 +212,9 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
                 custom_id, user.user_id, index, len(calls),
                 [*_shown(call), *(also_read if index == 0 else ())],
                 [(handle, signal.signal_id) for handle, signal in call.signals.items()],
-                settings.max_answer_tokens,
+                budget,
             ))  # fmt: skip
-            prompts.append(provider.BatchRequest(custom_id, call.prompt))
+            prompts.append(provider.BatchRequest(custom_id, call.prompt, max_tokens=budget))
     if requests:
         await send(ctx, requests, prompts)
     return now
@@ -258,16 +270,20 @@ async def send(
 async def collect(
     ctx: RunContext, answered: dict[str, list[ledger.Waiting]]
 ) -> list[tuple[UserBatch, Extracted | None]]:
-    """The answered users' answers read back and judged (None: the user failed, or was not answered and is
-    pending again)."""
+    """The answered users' answers read back and judged, AGENT_SIGNALS_CONCURRENCY users at a time, each
+    batch's files read once (None: the user failed, was not answered and is pending again, or is left
+    waiting for the next run: the run's budget is spent, or the files could not be read)."""
     files: dict[UUID, asyncio.Task] = {}
-    out = []
-    for user_id, requests in answered.items():
+    slots = asyncio.Semaphore(ctx.settings.concurrency)
+
+    async def one(user_id: str, requests: list[ledger.Waiting]) -> tuple[UserBatch, Extracted | None]:
         first = requests[0]
         if first.batch_key not in files:
             files[first.batch_key] = asyncio.ensure_future(results(ctx, first))
-        out.append(await _collect_user(ctx, user_id, requests, files[first.batch_key]))
-    return out
+        async with slots:
+            return await _collect_user(ctx, user_id, requests, files[first.batch_key])
+
+    return list(await asyncio.gather(*(one(u, r) for u, r in answered.items())))
 
 
 async def results(ctx: RunContext, batch: ledger.Waiting) -> dict[str, provider.BatchResult]:
@@ -299,10 +315,13 @@ async def _collect_user(
     read = [found[k] for k in dict.fromkeys((m.conversation_id, m.message_id) for m in every) if k in found]
     user = UserBatch(user_id, read, known)
 
-    async def close(status: str) -> None:
+    async def close(status: str, error_kind: str | None = None) -> None:
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, settings, batch_key, user_id, status, ctx.run_id)
+            await ledger.close_requests(conn, settings, batch_key, user_id, status, ctx.run_id, error_kind)
 
+    if ctx.budget_exhausted or ctx.stop.stopped:  # still waiting: the next run applies them
+        stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
+        return user, None
     try:
         answers = await results
     except llm.ModelMisconfigured as exc:
@@ -333,9 +352,11 @@ async def _collect_user(
             stats.count_call("extract", "batch", completion.prompt_tokens, completion.cached_prompt_tokens,
                              completion.completion_tokens, completion.cost_usd)  # fmt: skip
             stats.batches["answers"] += 1
-            if completion.truncated:
+            if completion.truncated:  # asked again with a larger budget, then counted against the user
+                again = llm.larger_budget(request.model, ctx.settings.max_answer_tokens)
                 raise UserFailed("extract", "truncated", f"the batch answer was cut at max_tokens="
-                                 f"{request.max_tokens} (finish_reason length)", call_read)  # fmt: skip
+                                 f"{request.max_tokens} (finish_reason length)", call_read,
+                                 counted=again is None or request.max_tokens >= again)  # fmt: skip
             call = Call(
                 prompt=[],
                 messages={m.handle: _as_shown(found[(m.conversation_id, m.message_id)], m.kept)
@@ -348,7 +369,7 @@ async def _collect_user(
         await fail(
             ctx, user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read, counted=exc.counted
         )
-        await close("failed")
+        await close("failed", exc.kind)
         return user, None
     extracted = conclude(ctx, user, len(requests), judged)
     return user, replace(extracted, asked=Asked(batch_key, requests[0].model, requests[0].prompt_version))

@@ -152,19 +152,30 @@ async def give_up(
 
 
 async def close_requests(
-    conn: psycopg.AsyncConnection,
-    settings: Settings,
-    batch_key: UUID,
-    user_id: str,
-    status: str,
-    run_id: UUID,
-) -> int:
-    """Close a user's waiting requests of a batch; returns how many were waiting (0: closed by another run)."""
+    conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, user_id: str, status: str, run_id: UUID,
+    error_kind: str | None = None,
+) -> int:  # fmt: skip
+    """Close a user's waiting requests of a batch (`error_kind`: why they failed); returns how many were
+    waiting (0: closed by another run)."""
     cur = await conn.execute(
         query(settings, "close_batch_requests"),
-        {"batch_key": batch_key, "user_id": user_id, "status": status, "run_id": run_id},
+        {
+            "batch_key": batch_key,
+            "user_id": user_id,
+            "status": status,
+            "run_id": run_id,
+            "error_kind": error_kind,
+        },
     )
     return cur.rowcount
+
+
+async def truncated_last(
+    conn: psycopg.AsyncConnection, settings: Settings, user_ids: Sequence[str]
+) -> set[str]:
+    """The users whose last batch answer was cut at max_tokens."""
+    cur = await conn.execute(query(settings, "truncated_last"), {"user_ids": list(user_ids)})
+    return {row[0] for row in await cur.fetchall()}
 
 
 async def mark_collected(conn: psycopg.AsyncConnection, settings: Settings) -> int:
