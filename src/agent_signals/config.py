@@ -224,6 +224,34 @@ class Settings(BaseSettings):
         "one slot of: one request rate across all workers.",
     )
 
+    batch_mode: Literal["off", "provider"] = Field(
+        default="off",
+        description="`provider`: extraction requests go to the model provider's batch API (a JSONL file "
+        "uploaded, a batch created through litellm's files and batches API, about half the price, answers "
+        "within 24 hours) and a later run collects the answers; `off`: every call is a direct call.",
+    )
+    batch_wait_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="How long a run waits for the batch it submitted before leaving it to a later run.",
+    )
+    batch_poll_s: float = Field(default=30.0, gt=0, description="Seconds between two looks at a batch.")
+    batch_warn_age_s: float = Field(
+        default=26 * 3600.0, gt=0, description="A batch in flight longer than this raises a warning."
+    )
+    batch_followups: Literal["direct", "batch"] = Field(
+        default="direct",
+        description="Follow-up calls (reconciliation past the cap, summaries) in batch mode: made directly, "
+        "or put in the next batch.",
+    )
+    batch_discount: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="The batch price as a share of the direct price, for a model litellm has no batch price "
+        "for (where it has one, litellm's is used).",
+    )
+
     @field_validator("extra_headers", mode="before")
     @classmethod
     def _parse_headers(cls, value: object) -> object:
