@@ -1,261 +1,498 @@
-"""Provider batches through litellm's files and batches API (OpenAI's Batch API format): a JSONL file of chat
-requests uploaded (purpose `batch`), a batch created on it (completion window 24h) carrying our key in its
-metadata, its status retrieved, its output and error files read back, cancelled on request.
+"""The provider batch mode's side of litellm (AGENT_SIGNALS_BATCH_MODE=provider): chat requests written as
+OpenAI Batch API JSONL, uploaded and run as one provider batch through litellm's files and batches API;
+the batch looked at, found again by its key, cancelled; its output and error files read back as one result
+per request, priced at the batch price.
 
-Providers: those litellm 1.106 serves with OpenAI's JSONL format through its OpenAI-compatible files and
-batches path: `openai/...` (OpenAI, or any server that implements these endpoints, reached with
-AGENT_SIGNALS_API_BASE), `azure/...` (with AZURE_API_BASE, AZURE_API_KEY, AZURE_API_VERSION and a
-global-batch deployment) and `hosted_vllm/...`. Vertex AI, Bedrock and Anthropic batches take other input
-formats and storage (GCS, S3, Message Batches) and are refused by check_provider.
+Each line's body is what a direct call (llm.complete) sends to the provider: llm.chat_request gives the
+request litellm takes, and litellm's own provider config turns it into the provider's body (model name
+without litellm's prefix, max_completion_tokens and no temperature for the o-series and gpt-5, ...).
 
-Every call is retried like a direct call for transient faults; litellm passes the OpenAI SDK's own errors
-through unmapped here, so they are mapped by type and HTTP status to llm.py's ModelMisconfigured and
-ModelUnavailable.
+Errors are a direct call's (llm._with_retries): timeouts, connection faults, 429 and 5xx retried, then
+ModelUnavailable; 400/401/403/404 are ModelMisconfigured at once (AGENT_SIGNALS_MODEL). litellm passes the
+OpenAI SDK's exceptions through unmapped here (openai.NotFoundError, not litellm.NotFoundError): llm.py counts
+both. The SDK's own retries are off (max_retries=0): the policy is llm.py's.
+
+Providers (litellm 1.106.12: litellm/batches/main.py, litellm/files/main.py). The mode needs all of create
+file, create / retrieve / cancel / list batch and file content with this JSONL as it is:
+- `openai/<model>`: OpenAI's Batch API. Key: AGENT_SIGNALS_API_KEY, else OPENAI_API_KEY; base:
+  AGENT_SIGNALS_API_BASE, else OPENAI_BASE_URL / OPENAI_API_BASE, else api.openai.com (the same as a direct
+  call). Also any OpenAI-compatible server that implements /v1/files and /v1/batches (tests/batch_server.py).
+- `azure/<deployment>`: Azure OpenAI's Batch API, through a deployment of type Global-Batch (or Data Zone
+  Batch). Key AGENT_SIGNALS_API_KEY, else AZURE_API_KEY / AZURE_OPENAI_API_KEY; base AGENT_SIGNALS_API_BASE,
+  else AZURE_API_BASE; AZURE_API_VERSION (2024-10-21 or later) must be set. The lines and the batch name the
+  endpoint `/chat/completions`, as Azure's documentation writes them (not tested against Azure here). litellm
+  lists Azure's batches without paging (it drops `after`), so find() sees only the newest page of them.
+- `hosted_vllm/<model>` and `litellm_proxy/<model>`: litellm sends these to the OpenAI files and batches
+  endpoints of the API base (a LiteLLM proxy runs batches for the models it serves; a plain vLLM server has
+  no batch endpoints). Its batch calls read neither HOSTED_VLLM_* nor LITELLM_PROXY_* variables, so
+  AGENT_SIGNALS_API_BASE and AGENT_SIGNALS_API_KEY must both be set (any key for a server without one).
+Not supported: Anthropic, Vertex AI, Bedrock, Gemini, Mistral and xAI (litellm has batch calls for some of
+them, in their own formats and file stores), models litellm answers through the Responses API only, and
+the built-in offline model (no batch API: tests use the local server over it, tests/batch_server.py).
 """
 
 from __future__ import annotations
 
+import copy
 import json
-import warnings
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TypeVar
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 import litellm
 import openai
+from litellm.cost_calculator import batch_cost_calculator
+from litellm.litellm_core_utils.llm_cost_calc.utils import get_batch_cost_rates
+from litellm.types.utils import LlmProviders
+from litellm.utils import ProviderConfigManager, get_optional_params
 
 from agent_signals.adapters import llm
 from agent_signals.adapters.providers import provider_kwargs
 from agent_signals.config import Settings
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-SUPPORTED = ("openai", "azure", "hosted_vllm")
+METADATA_KEY = "agent_signals_batch"  # the batch's metadata entry naming its key (find() looks for it)
+COMPLETION_WINDOW = "24h"
+ENDPOINT = "/v1/chat/completions"
+ENDPOINTS = {"azure": "/chat/completions"}  # providers that name the endpoint otherwise
+SUPPORTED = ("openai", "azure", "hosted_vllm", "litellm_proxy")
+NEEDS_BASE_AND_KEY = frozenset({"hosted_vllm", "litellm_proxy"})
+UNSUPPORTED = "Anthropic, Vertex AI, Bedrock, Gemini, Mistral or xAI"
+STATUS_KINDS = {  # a failed request's kind by its HTTP status (llm.py's words)
+    400: "bad_request",
+    401: "authentication",
+    403: "permission",
+    404: "bad_request",
+    408: "timeout",
+    422: "bad_request",
+    429: "rate_limit",
+}
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
-KEY = "agent_signals_batch"  # the metadata field carrying our batch key
-TRANSIENT = (
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
+LIST_PAGE = 100  # batches per page when looking for one (OpenAI's largest page)
+FIND_MARGIN = timedelta(hours=1)  # how far back submit() looks for a batch an earlier attempt created
+# aretrieve_batch: litellm's success logging would download a completed batch's output and error files again
+# (to price the batch) in a background task; skipped, it also leaves no coroutine of it never awaited
+QUIET = {"litellm_metadata": {"batch_ignore_default_logging": True}}
 
 
 @dataclass(frozen=True)
 class BatchRequest:
-    """One chat request of a batch."""
+    """One chat request of a batch: the rendered prompt of one call, answering prompt `family` (its
+    response_format is structured.response_format's)."""
 
     custom_id: str
     prompt: list[dict]
-    family: str = "extract"  # the prompt family: its response_format (structured.py)
-    max_tokens: int | None = None  # the answer's budget (None: AGENT_SIGNALS_MAX_ANSWER_TOKENS)
+    family: str = "extract"
+    max_tokens: int | None = (
+        None  # this request's budget (None: the batch's, else AGENT_SIGNALS_MAX_ANSWER_TOKENS)
+    )
 
 
 @dataclass(frozen=True)
 class BatchStatus:
+    """A provider batch as last seen."""
+
     batch_id: str
-    status: str
+    status: str  # validating, in_progress, finalizing, completed, failed, expired, cancelling, cancelled
     output_file_id: str | None
     error_file_id: str | None
     total: int
     completed: int
     failed: int
     created_at: datetime | None
-    error: str | None
+    error: str | None  # why the batch failed (its validation errors), one line
 
     @property
     def ended(self) -> bool:
+        """Nothing more will come of it: its files (if any) are final."""
         return self.status in ENDED
 
 
 @dataclass(frozen=True)
 class BatchResult:
-    """One request's outcome: an answer, or an error (kind and one line)."""
+    """One request's outcome: an answer (`completion`, priced at the batch price) or an error."""
 
     custom_id: str
-    completion: llm.Completion | None
-    error_kind: str | None = None
-    error: str | None = None
+    completion: llm.Completion | None  # None for an error; truncated=True for an answer cut at max_tokens
+    error_kind: str | None  # expired, cancelled, rate_limit, server_error, timeout, authentication,
+    # permission, bad_request, empty_answer, bad_line, error
+    error: str | None  # one line, for the failure ledger
+    spent: llm.Completion | None = None  # an empty answer's usage: paid for, to be counted like any other
 
 
-def provider_of(settings: Settings) -> tuple[str, str]:
-    """(the model's name at its provider, litellm's provider name)."""
-    model, provider, _key, _base = litellm.get_llm_provider(settings.model)
-    return model, provider
+def _provider(settings: Settings) -> tuple[str, str]:
+    """(the model's name at its provider, litellm's provider name) of AGENT_SIGNALS_MODEL."""
+    name, provider, _key, _base = litellm.get_llm_provider(settings.model)
+    return name, provider
 
 
 def check_provider(settings: Settings) -> None:
-    """Refuse, before anything is sent, a model whose provider this mode cannot send batches to."""
+    """Raise ModelMisconfigured when AGENT_SIGNALS_MODEL cannot run in this mode (module docstring)."""
+    setting = f"AGENT_SIGNALS_MODEL={settings.model}"
+    off = "or set AGENT_SIGNALS_BATCH_MODE=off"
+    supported = "openai/..., azure/..., hosted_vllm/... or litellm_proxy/..."
     try:
-        provider = provider_of(settings)[1]
-    except Exception:
-        provider = settings.model.partition("/")[0]
+        name, provider = _provider(settings)
+    except Exception:  # a model string litellm cannot place (the offline model before its registration)
+        name, provider = settings.model, settings.model.partition("/")[0]
     if provider not in SUPPORTED:
         raise llm.ModelMisconfigured(
-            "bad_request",
-            f"AGENT_SIGNALS_BATCH_MODE=provider cannot send batches for AGENT_SIGNALS_MODEL={settings.model} "
-            f"(provider {provider or 'unknown'}): batches go through OpenAI's format ({', '.join(SUPPORTED)})",
-            "set AGENT_SIGNALS_BATCH_MODE=off, or name a model of one of those providers",
+            "unsupported",
+            f"{setting}: AGENT_SIGNALS_BATCH_MODE=provider does not support provider {provider!r} (it "
+            f"writes OpenAI Batch API requests; {UNSUPPORTED} batches take other formats, the offline model "
+            "has none)",
+            f"name a {supported} model in AGENT_SIGNALS_MODEL, {off}",
+        )
+    if provider in NEEDS_BASE_AND_KEY and not (settings.api_base and settings.api_key is not None):
+        raise llm.ModelMisconfigured(
+            "unsupported",
+            f"{setting}: litellm's batch calls to {provider} read neither its variables nor its defaults",
+            "set AGENT_SIGNALS_API_BASE and AGENT_SIGNALS_API_KEY for AGENT_SIGNALS_BATCH_MODE=provider, "
+            + off,
+        )
+    try:
+        mode = litellm.get_model_info(settings.model).get("mode")
+    except Exception:  # a model litellm has no entry for
+        mode = None
+    if mode == "responses":
+        raise llm.ModelMisconfigured(
+            "unsupported",
+            f"{setting}: litellm answers {name} through the Responses API only, not chat completions",
+            f"name a chat model in AGENT_SIGNALS_MODEL, {off}",
         )
 
 
-def request_line(settings: Settings, request: BatchRequest) -> dict:
-    """The JSONL line of one request: the body a direct call (llm.complete) sends, for the provider's name."""
-    budget = request.max_tokens or settings.max_answer_tokens
-    body = llm.request_body(settings, request.prompt, request.family, budget)
-    body["model"] = provider_of(settings)[0]
-    return {"custom_id": request.custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
+def _call_kwargs(settings: Settings) -> dict[str, Any]:
+    """What every files and batches call carries: the provider settings, litellm's provider name, the
+    call's timeout, and no retries of the SDK's own."""
+    return {
+        **provider_kwargs(settings),
+        "custom_llm_provider": _provider(settings)[1],
+        "timeout": settings.timeout_s,
+        "max_retries": 0,
+    }
 
 
-def _kwargs(settings: Settings) -> dict:
-    kwargs = provider_kwargs(settings)
-    kwargs.pop("extra_headers", None)
-    headers = dict(settings.extra_headers or {})
-    if headers:
-        kwargs["extra_headers"] = headers
-    return {"custom_llm_provider": provider_of(settings)[1], **kwargs}
+async def _run(settings: Settings, call: Callable[[], Awaitable[T]]) -> T:
+    """One call with a direct call's retries and errors. The SDK refusing to start without a key (an
+    OpenAIError that is no API error) is ModelMisconfigured too: no retry can help."""
+    try:
+        return (await llm._with_retries(settings, call))[0]
+    except llm.ModelUnavailable as exc:
+        cause = exc.__cause__
+        if isinstance(cause, openai.OpenAIError) and not isinstance(cause, openai.APIError):
+            raise llm.ModelMisconfigured(
+                "authentication",
+                f"AGENT_SIGNALS_MODEL={settings.model}: {_one_line(str(cause))}",
+                "set AGENT_SIGNALS_API_KEY (or the provider's key variable, e.g. OPENAI_API_KEY)",
+            ) from cause
+        raise
 
 
-async def _call(settings: Settings, call: Callable[[], Awaitable[T]]) -> T:
-    """One files or batches request with llm.py's retry policy; the OpenAI SDK's errors mapped."""
+def request_line(settings: Settings, request: BatchRequest, max_tokens: int | None = None) -> dict:
+    """The batch input line of one request: {"custom_id", "method", "url", "body"}, the body being what a
+    direct call of llm.complete sends (litellm's transformation of llm.chat_request for the provider)."""
+    budget = request.max_tokens or max_tokens or settings.max_answer_tokens
+    params = llm.chat_request(settings, request.prompt, family=request.family, max_tokens=budget)
+    name, provider = _provider(settings)
+    messages = copy.deepcopy(params["messages"])
+    optional = get_optional_params(
+        model=name,
+        custom_llm_provider=provider,
+        messages=messages,
+        temperature=params["temperature"],
+        max_tokens=params["max_tokens"],
+        response_format=params["response_format"],
+        drop_params=True,
+    )
+    config = ProviderConfigManager.get_provider_chat_config(model=name, provider=LlmProviders(provider))
+    if config is None:
+        raise ValueError(f"litellm has no chat request format for {settings.model}")
+    body = dict(
+        config.transform_request(
+            model=name, messages=messages, optional_params=optional, litellm_params={}, headers={}
+        )
+    )
+    body.update(body.pop("extra_body", None) or {})  # the OpenAI SDK merges extra_body into the request body
+    if body.get("stream") is False:  # the SDK leaves a false `stream` out
+        body.pop("stream")
+    if body.get("response_format") is None:
+        body.pop("response_format", None)
+    url = ENDPOINTS.get(provider, ENDPOINT)
+    return {"custom_id": request.custom_id, "method": "POST", "url": url, "body": body}
 
-    async def mapped() -> T:
-        try:
-            return await call()
-        except TRANSIENT as exc:
-            raise litellm.ServiceUnavailableError(
-                str(exc)[:500], llm_provider="", model=settings.model
-            ) from exc
 
-    return (await llm._with_retries(settings, mapped))[0]
-
-
-async def submit(settings: Settings, requests: list[BatchRequest], key: str) -> str:
-    """Upload the requests as one JSONL file and create a batch on it; returns the provider's batch id."""
-    data = "".join(
-        json.dumps(request_line(settings, r), ensure_ascii=False) + "\n" for r in requests
-    ).encode()
-    kwargs = _kwargs(settings)
-    uploaded = await _call(settings, lambda: litellm.acreate_file(file=(f"{key}.jsonl", data), purpose="batch",
-                                                                  **kwargs))  # fmt: skip
-    batch = await _call(settings, lambda: litellm.acreate_batch(
-        completion_window="24h", endpoint="/v1/chat/completions", input_file_id=uploaded.id,
-        metadata={KEY: key}, **kwargs))  # fmt: skip
-    return batch.id
+def jsonl(settings: Settings, requests: list[BatchRequest], max_tokens: int | None = None) -> bytes:
+    """The batch input file of `requests` (at least one, custom ids unique)."""
+    if not requests:
+        raise ValueError("a batch needs at least one request")
+    ids = [r.custom_id for r in requests]
+    if len(set(ids)) != len(ids):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        raise ValueError(f"custom ids must be unique in a batch, repeated: {', '.join(dupes[:5])}")
+    lines = (json.dumps(request_line(settings, r, max_tokens), ensure_ascii=False) for r in requests)
+    return ("\n".join(lines) + "\n").encode()
 
 
-def _status(batch) -> BatchStatus:
-    counts = getattr(batch, "request_counts", None)
-    errors = getattr(batch, "errors", None)
-    data = getattr(errors, "data", None) or []
-    error = "; ".join(str(getattr(e, "message", e)) for e in data)[:500] or None
-    created = getattr(batch, "created_at", None)
+async def submit(
+    settings: Settings, requests: list[BatchRequest], key: str, max_tokens: int | None = None
+) -> str:
+    """Upload the requests as one JSONL file (purpose `batch`) and create a batch of them (24h window,
+    metadata {METADATA_KEY: key}); returns the provider's batch id. A create retried after an error first
+    looks for a batch with this key (the provider may have made it and lost its answer): never two."""
+    data = jsonl(settings, requests, max_tokens)
+    kwargs = _call_kwargs(settings)
+    started = datetime.now(UTC)
+    filename = f"agent-signals-{key}.jsonl"
+
+    async def upload() -> str:
+        return (await litellm.acreate_file(file=(filename, data), purpose="batch", **kwargs)).id
+
+    file_id = await _run(settings, upload)
+    attempts = 0
+
+    async def create() -> str:
+        nonlocal attempts
+        attempts += 1
+        if attempts > 1:
+            found = await _find(settings, key, started - FIND_MARGIN, _page(settings))
+            if found is not None:
+                log.warning("batch %s of key %s was created by an attempt that failed", found.batch_id, key)
+                return found.batch_id
+        batch = await litellm.acreate_batch(
+            completion_window=COMPLETION_WINDOW,
+            endpoint=ENDPOINTS.get(kwargs["custom_llm_provider"], ENDPOINT),
+            input_file_id=file_id,
+            metadata={METADATA_KEY: key},
+            **kwargs,
+        )
+        return batch.id
+
+    batch_id = await _run(settings, create)
+    log.info("batch %s submitted: %d request(s), key %s", batch_id, len(requests), key)
+    return batch_id
+
+
+def _status(batch: Any) -> BatchStatus:
+    counts = batch.request_counts
+    errors = list(getattr(batch.errors, "data", None) or [])
+    error = None
+    if errors:
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        error = _one_line(f"{first.code or 'error'}: {first.message or ''}{more}")
     return BatchStatus(
-        batch.id, batch.status, batch.output_file_id, batch.error_file_id,
-        int(getattr(counts, "total", 0) or 0), int(getattr(counts, "completed", 0) or 0),
-        int(getattr(counts, "failed", 0) or 0),
-        datetime.fromtimestamp(created, UTC) if created else None, error,
-    )  # fmt: skip
+        batch_id=batch.id,
+        status=batch.status,
+        output_file_id=batch.output_file_id,
+        error_file_id=batch.error_file_id,
+        total=int(getattr(counts, "total", 0) or 0),
+        completed=int(getattr(counts, "completed", 0) or 0),
+        failed=int(getattr(counts, "failed", 0) or 0),
+        created_at=datetime.fromtimestamp(batch.created_at, UTC) if batch.created_at else None,
+        error=error,
+    )
 
 
 async def retrieve(settings: Settings, batch_id: str) -> BatchStatus:
-    kwargs = _kwargs(settings)
-    return _status(await _call(settings, lambda: litellm.aretrieve_batch(batch_id=batch_id, **kwargs)))
+    """The batch as the provider has it now."""
+    kwargs = _call_kwargs(settings)
+
+    async def call() -> BatchStatus:
+        return _status(await litellm.aretrieve_batch(batch_id=batch_id, **QUIET, **kwargs))
+
+    return await _run(settings, call)
 
 
 async def cancel(settings: Settings, batch_id: str) -> BatchStatus:
-    kwargs = _kwargs(settings)
-    return _status(await _call(settings, lambda: litellm.acancel_batch(batch_id=batch_id, **kwargs)))
+    """Ask the provider to cancel the batch; returns it as the provider has it then (`cancelling` until
+    it ends; what it answered before stays in its files)."""
+    kwargs = _call_kwargs(settings)
+
+    async def call() -> BatchStatus:
+        return _status(await litellm.acancel_batch(batch_id=batch_id, **kwargs))
+
+    return await _run(settings, call)
 
 
-async def find(settings: Settings, key: str, since: datetime) -> BatchStatus | None:
-    """The provider's batch carrying this key in its metadata, among those created since `since` (newest
-    first, page by page); None when there is none."""
-    kwargs = _kwargs(settings)
-    after = None
+Page = Callable[[str | None], Awaitable[Any]]
+
+
+def _page(settings: Settings) -> Page:
+    """A call listing one page of the provider's batches, newest first, after the batch `after`."""
+    kwargs = _call_kwargs(settings)
+
+    async def page(after: str | None) -> Any:
+        return await litellm.alist_batches(after=after, limit=LIST_PAGE, **kwargs)
+
+    return page
+
+
+async def _find(settings: Settings, key: str, since: datetime, page: Page) -> BatchStatus | None:
+    after: str | None = None
+    seen: set[str] = set()
     while True:
-        page = await _call(
-            settings, lambda after=after: litellm.alist_batches(after=after, limit=100, **kwargs)
-        )
-        batches = list(getattr(page, "data", None) or [])
+        listed = await page(after)
+        batches = [b for b in (getattr(listed, "data", None) or []) if b.id not in seen]
+        if not batches:  # the end, or a provider that does not page (the same page again)
+            return None
         for batch in batches:
-            if (getattr(batch, "metadata", None) or {}).get(KEY) == key:
+            seen.add(batch.id)
+            if batch.created_at and batch.created_at < since.timestamp():
+                return None  # newest first: the rest is older still
+            if (batch.metadata or {}).get(METADATA_KEY) == key:
                 return _status(batch)
-        older = [b for b in batches if getattr(b, "created_at", None) and b.created_at < since.timestamp()]
-        if not batches or older or not getattr(page, "has_more", False):
+        if not getattr(listed, "has_more", False):
             return None
         after = batches[-1].id
 
 
-async def _lines(settings: Settings, file_id: str | None) -> list[dict]:
-    if file_id is None:
-        return []
-    kwargs = _kwargs(settings)
-    with warnings.catch_warnings():  # litellm's afile_content leaves a coroutine it never awaits
-        warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
-        content = await _call(settings, lambda: litellm.afile_content(file_id=file_id, **kwargs))
-    text = content.text if hasattr(content, "text") else bytes(content.content).decode()
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+async def find(settings: Settings, key: str, since: datetime) -> BatchStatus | None:
+    """The provider's batch whose metadata carries `key`, created at `since` or later (None: there is
+    none): how a batch created by a run that crashed before recording it is found again. Pages through the
+    provider's list, newest first, and stops at the first batch created before `since`."""
+    page = _page(settings)
+
+    async def retried(after: str | None) -> Any:
+        async def call() -> Any:
+            return await page(after)
+
+        return await _run(settings, call)
+
+    return await _find(settings, key, since, retried)
 
 
-async def results(settings: Settings, status: BatchStatus) -> dict[str, BatchResult]:
-    """Each answered or failed request of an ended batch, by custom_id (a request in neither file is absent:
-    the batch expired, was cancelled or failed before answering it)."""
+async def _content(settings: Settings, file_id: str) -> str:
+    kwargs = _call_kwargs(settings)
+
+    async def call() -> str:
+        response = await litellm.afile_content(file_id=file_id, **kwargs)
+        return response.content.decode("utf-8")
+
+    return await _run(settings, call)
+
+
+async def results(
+    settings: Settings, status: BatchStatus, *, model: str | None = None
+) -> dict[str, BatchResult]:
+    """Every request's outcome in the batch's output and error files (either may be None), by custom id; a
+    request in neither is absent. Answers are priced at the batch price of `model` (the litellm model string
+    the batch was submitted with; AGENT_SIGNALS_MODEL by default). An answer wins over an error of the same
+    request (there should be no such pair)."""
+    priced = model or settings.model
     found: dict[str, BatchResult] = {}
-    for line in [
-        *await _lines(settings, status.output_file_id),
-        *await _lines(settings, status.error_file_id),
-    ]:
-        found[line["custom_id"]] = _result(settings, line)
+    for file_id in (status.error_file_id, status.output_file_id):
+        if file_id is None:
+            continue
+        for number, line in enumerate((await _content(settings, file_id)).splitlines(), 1):
+            if not line.strip():
+                continue
+            result = _result(settings, priced, line)
+            if result is None:
+                log.warning("batch %s: line %d of file %s names no request, skipped", status.batch_id, number,
+                            file_id)  # fmt: skip
+                continue
+            found[result.custom_id] = result
     return found
 
 
-def _result(settings: Settings, line: dict) -> BatchResult:
-    custom_id = line["custom_id"]
-    response = line.get("response") or {}
+def _result(settings: Settings, model: str, line: str) -> BatchResult | None:
+    """One line of an output or error file as a BatchResult (None: a line naming no request)."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    custom_id = row.get("custom_id") if isinstance(row, dict) else None
+    if not isinstance(custom_id, str) or not custom_id:
+        return None
+    error = row.get("error") or None
+    response = row.get("response") or {}
     code = response.get("status_code")
-    body = response.get("body") or {}
-    if line.get("error") or code != 200:
-        error = line.get("error") or body.get("error") or {}
-        message = " ".join(str(error.get("message", error) if isinstance(error, dict) else error).split())[
-            :300
-        ]
-        return BatchResult(custom_id, None, _error_kind(code), message or f"HTTP {code}")
-    choice = (body.get("choices") or [{}])[0]
-    text = (choice.get("message") or {}).get("content") or ""
+    body = response.get("body") if isinstance(response.get("body"), dict) else {}
+    if error or code != 200:
+        detail = error if isinstance(error, dict) else body.get("error") or {}
+        if not isinstance(detail, dict):
+            detail = {"message": str(detail)}
+        kind = _error_kind(code, detail.get("code"))
+        message = detail.get("message") or (f"status {code}" if code else "no answer")
+        prefix = f"status {code}: " if code else ""
+        return BatchResult(custom_id, None, kind, _one_line(f"{kind}: {prefix}{message}"))
+    try:
+        choice = body["choices"][0]
+        text = (choice.get("message") or {}).get("content")
+        usage = body.get("usage") or {}
+        prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        completion_tokens = int(usage.get("completion_tokens") or 0)
+        cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        return BatchResult(
+            custom_id, None, "bad_line", _one_line(f"bad_line: not a chat completion: {exc!r}")
+        )
     truncated = choice.get("finish_reason") == "length"
-    if not truncated and not text.strip():
-        return BatchResult(custom_id, None, "empty_answer", "the model returned an empty body")
-    usage = body.get("usage") or {}
-    prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-    cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
-    return BatchResult(custom_id, llm.Completion(
-        text=text, prompt_tokens=prompt, completion_tokens=completion,
-        cost_usd=batch_cost(settings, settings.model, prompt, completion), attempts=1,
-        cached_prompt_tokens=cached, truncated=truncated,
-    ))  # fmt: skip
+    completion = llm.Completion(
+        text=text or "",
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=batch_cost(settings, model, prompt_tokens, completion_tokens, cached),
+        attempts=1,
+        cached_prompt_tokens=cached,
+        truncated=truncated,
+    )
+    if not truncated and (not text or not text.strip()):
+        return BatchResult(
+            custom_id,
+            None,
+            "empty_answer",
+            "empty_answer: the model returned an empty body",
+            spent=completion,
+        )
+    return BatchResult(custom_id, completion, None, None)
 
 
-def _error_kind(code: int | None) -> str:
-    if code == 429:
-        return "rate_limit"
-    if code is None or code >= 500:
-        return "server_error"
-    return {400: "bad_request", 401: "authentication", 403: "permission", 404: "not_found"}.get(code, "error")
+def _error_kind(status_code: object, code: object) -> str:
+    """A failed request's kind, in llm.py's words where they fit."""
+    if code == "batch_expired":
+        return "expired"
+    if code == "batch_cancelled":
+        return "cancelled"
+    if not isinstance(status_code, int):
+        return "error"
+    return "server_error" if status_code >= 500 else STATUS_KINDS.get(status_code, "error")
 
 
-def batch_cost(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    """What the tokens cost at the batch price: litellm's where its map has one for the model, else the direct
-    price times AGENT_SIGNALS_BATCH_DISCOUNT (0 for a model litellm has no price for)."""
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def batch_cost(
+    settings: Settings, model: str, prompt_tokens: int, completion_tokens: int, cached: int = 0
+) -> float:
+    """The price of one batch answer of `model` (a litellm model string): litellm's batch price where its
+    cost map has one for the model (`*_batches` keys: batch_cost_calculator, which halves a rate it lacks),
+    else the direct price times AGENT_SIGNALS_BATCH_DISCOUNT; 0 for a model litellm has no price for."""
+    usage = litellm.Usage(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=prompt_tokens + completion_tokens,
+        prompt_tokens_details={"cached_tokens": cached} if cached else None,
+    )
     try:
         info = litellm.get_model_info(model)
-    except Exception:
+        provider = litellm.get_llm_provider(model)[1]
+    except Exception:  # a model litellm has no entry for: tokens are still counted
         return 0.0
-    batch_in, batch_out = info.get("input_cost_per_token_batches"), info.get("output_cost_per_token_batches")
-    if batch_in is not None and batch_out is not None:
-        return prompt_tokens * batch_in + completion_tokens * batch_out
-    direct = prompt_tokens * (info.get("input_cost_per_token") or 0) + completion_tokens * (
-        info.get("output_cost_per_token") or 0
-    )
-    return direct * settings.batch_discount
+    try:
+        rates = get_batch_cost_rates(info, usage, provider)
+        if rates.input is not None or rates.output is not None:
+            prompt_cost, completion_cost = batch_cost_calculator(usage, model, model_info=info)
+            return float(prompt_cost + completion_cost)
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, usage_object=usage
+        )
+        return float(prompt_cost + completion_cost) * settings.batch_discount
+    except Exception:  # a cost map entry without token prices
+        return 0.0

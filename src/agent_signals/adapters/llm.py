@@ -26,6 +26,7 @@ from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 import litellm
+import openai
 
 from agent_signals.adapters.providers import provider_kwargs, with_cache_hints
 from agent_signals.adapters.structured import response_format
@@ -45,6 +46,11 @@ RETRYABLE = (
     litellm.InternalServerError,
     litellm.ServiceUnavailableError,
     litellm.BadGatewayError,
+    # the OpenAI SDK's own, which litellm's files and batches calls pass through unmapped (batches.py):
+    # a timeout or a connection fault (APITimeoutError is an APIConnectionError), 429, 5xx
+    openai.APIConnectionError,
+    openai.RateLimitError,
+    openai.InternalServerError,
 )
 
 
@@ -196,19 +202,21 @@ def retry_delay_s(settings: Settings, attempt: int, exc: BaseException) -> float
 
 
 def _kind(exc: BaseException) -> str:
-    if isinstance(exc, (asyncio.TimeoutError, litellm.Timeout)):
+    if isinstance(exc, (asyncio.TimeoutError, litellm.Timeout, openai.APITimeoutError)):
         return "timeout"
-    if isinstance(exc, litellm.RateLimitError):
+    if isinstance(exc, (litellm.RateLimitError, openai.RateLimitError)):
         return "rate_limit"
     if isinstance(exc, EmptyAnswer):
         return "empty_answer"
-    if isinstance(exc, litellm.APIConnectionError):
+    if isinstance(exc, (litellm.APIConnectionError, openai.APIConnectionError)):
         return "connection"
     if isinstance(exc, RETRYABLE):
         return "server_error"
-    if isinstance(exc, litellm.AuthenticationError):
+    if isinstance(exc, (litellm.AuthenticationError, openai.AuthenticationError)):
         return "authentication"
-    if isinstance(exc, (litellm.NotFoundError, litellm.BadRequestError)):
+    if isinstance(
+        exc, (litellm.NotFoundError, litellm.BadRequestError, openai.NotFoundError, openai.BadRequestError)
+    ):
         return "bad_request"
     return "error"
 
@@ -245,6 +253,20 @@ async def _with_retries(
             raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
 
 
+def chat_request(settings: Settings, messages: list[dict], *, family: str, max_tokens: int) -> dict:
+    """The request of one chat call answering prompt `family`, as litellm takes it: the model, the messages
+    with their cache hints, temperature 0, the token budget and the family's response_format (None: none).
+    complete() sends it directly; batches.py writes what litellm makes of it for the provider into a batch,
+    so the two cannot drift."""
+    return {
+        "model": settings.model,
+        "messages": with_cache_hints(messages, settings.model),
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "response_format": response_format(settings, family),
+    }
+
+
 async def complete(
     messages: list[dict], settings: Settings, *, family: str = "extract", max_tokens: int | None = None
 ) -> Completion:
@@ -255,7 +277,7 @@ async def complete(
 
     async def call() -> Completion:
         response = await litellm.acompletion(
-            **request_body(settings, messages, family, budget),
+            **chat_request(settings, messages, family=family, max_tokens=budget),
             **provider_kwargs(settings),
             drop_params=True,
             num_retries=0,
@@ -289,22 +311,6 @@ async def complete(
     if completion.truncated:
         raise TruncatedAnswer(budgets, completion)
     return completion
-
-
-def request_body(settings: Settings, messages: list[dict], family: str, max_tokens: int) -> dict:
-    """What one chat call asks, the same for a direct call and a provider batch's request (batches.py):
-    the model, the prompt (with the provider's cache hints), temperature 0, the answer budget and the
-    prompt family's response_format (structured.py) when the mode has one."""
-    body = {
-        "model": settings.model,
-        "messages": with_cache_hints(messages, settings.model),
-        "temperature": 0,
-        "max_tokens": max_tokens,
-    }
-    fmt = response_format(settings, family)
-    if fmt is not None:
-        body["response_format"] = fmt
-    return body
 
 
 def larger_budget(model: str, budget: int) -> int | None:

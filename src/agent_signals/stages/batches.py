@@ -38,6 +38,7 @@ from agent_signals.store.source import Pending, known_signals
 log = redacting_logger(__name__)
 
 FIND_MARGIN = timedelta(minutes=10)  # clocks of ours and the provider's may disagree this much
+NEVER_ASKED = frozenset({"expired", "cancelled"})  # a request the batch ended before answering (error file)
 
 
 def batching(ctx: RunContext) -> bool:
@@ -330,7 +331,10 @@ async def _collect_user(
     except llm.ModelUnavailable as exc:  # the files could not be read now: the user waits for the next run
         warn(ctx, f"batch {batch_key}: its answers could not be read ({exc}); read again next run")
         return user, None
-    if any(r.custom_id not in answers for r in requests):  # expired, cancelled or failed before answering
+    unanswered = [
+        r for r in requests if r.custom_id not in answers or answers[r.custom_id].error_kind in NEVER_ASKED
+    ]
+    if unanswered:  # the batch expired, was cancelled or failed before these were answered
         stats.batches["unanswered"] += 1
         await close("unanswered")
         return user, None
@@ -344,6 +348,10 @@ async def _collect_user(
             shown = [m for m in request.messages if m.handle]
             call_read = [found[(m.conversation_id, m.message_id)] for m in shown
                          if (m.conversation_id, m.message_id) in found]  # fmt: skip
+            if result.spent is not None:  # an empty answer: paid for
+                spent = result.spent
+                stats.count_call("extract", "batch", spent.prompt_tokens, spent.cached_prompt_tokens,
+                                 spent.completion_tokens, spent.cost_usd)  # fmt: skip
             if result.completion is None:
                 kind = result.error_kind or "error"
                 raise UserFailed("extract", kind, result.error or kind, call_read,
