@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--model", default="gpt-4o-mini", help="priced as this OpenAI model (litellm's map)")
     args = parser.parse_args()
-    with serving(offline) as server, database("bench_warm") as url:  # Prefect's temporary server starts here
+    with serving(offline), database("bench_warm") as url:  # Prefect's temporary server starts here
         asyncio.run(extract_signals(kind="scheduled", settings=Settings(database_url=url)))
     reps = [one(args.users, args.model) for _ in range(args.reps)]
     result: dict = {"users": args.users, "model": f"openai/{args.model}", "reps": args.reps}
