@@ -422,3 +422,23 @@ def test_the_budget_leaves_the_answers_it_cannot_pay_for_waiting_for_the_next_ru
         ]
         rest = run(settings)
     assert rest["batches"]["answers"] == 3
+
+
+def test_a_batch_or_its_files_the_provider_no_longer_knows_give_their_users_back(new_database):
+    url = seeded(new_database, users=2)
+    with serving(offline) as server:
+        settings = over(server, url, batch_mode="provider", shards=1)
+        run(settings)
+        (first,) = list(server.batches)
+        del server.batches[first]  # deleted at the provider while out
+        lost = run(settings)
+        assert lost["batches"]["abandoned"] == 1 and lost["status"] == "succeeded"
+        assert lost["batches"]["users_sent"] == 2  # given back by the poll, sent again by the shards
+        assert any("no longer knows it" in w for w in warnings(url))
+        (second,) = [b for b in server.batches if b != first]
+        done = server.finish(second)
+        del server.files[done["output_file_id"]]  # its answers deleted before they were read
+        gone = run(settings)
+    assert gone["status"] == "succeeded" and gone["batches"]["unanswered"] == 2
+    assert rows(url, "select error_kind, count(*) from ops.batch_requests where status = 'unanswered' "
+                     "group by 1 order by 1 nulls last") == [("files_gone", 2), (None, 2)]  # fmt: skip

@@ -102,7 +102,17 @@ async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: ledge
         provider_id = found.batch_id
     if batch.status in ("preparing", "submitted"):
         assert provider_id is not None
-        status = await provider.retrieve(settings, provider_id)
+        try:
+            status = await provider.retrieve(settings, provider_id)
+        except llm.ModelMisconfigured as exc:
+            if exc.kind != "not_found":
+                raise
+            await ledger.give_up(conn, ctx.settings, batch.batch_key, "abandoned",
+                                 f"the provider no longer knows batch {provider_id}", ctx.run_id)  # fmt: skip
+            ctx.stats.batches["abandoned"] += 1
+            warn(ctx, f"batch {batch.batch_key} ({provider_id}): the provider no longer knows it; its users are "
+                      "sent again")  # fmt: skip
+            return
         if status.ended:
             await ledger.ended(
                 conn, ctx.settings, batch.batch_key, provider_status=status.status,
@@ -326,6 +336,12 @@ async def _collect_user(
     try:
         answers = await results
     except llm.ModelMisconfigured as exc:
+        if (
+            exc.kind == "not_found"
+        ):  # the provider deleted the files: never to be read, the user is sent again
+            stats.batches["unanswered"] += 1
+            await close("unanswered", "files_gone")
+            return user, None
         ctx.halt(exc)
         return user, None
     except llm.ModelUnavailable as exc:  # the files could not be read now: the user waits for the next run
