@@ -52,3 +52,25 @@ def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:
     assert all(figures[key] > 0 for key in ("overhead_users_per_s", "latency_efficiency", "read_p50_ms"))
     assert "overhead_users_per_s" in done.stdout.split("\n", 3)[2]  # the table before the JSON line
     assert scratch_databases(server_url) == before  # every scratch database dropped
+
+
+@pytest.mark.bench
+@pytest.mark.db
+@pytest.mark.usefixtures("prefect_api")
+def test_the_batch_bench_prices_both_modes_and_finds_the_same_signals(server_url: str) -> None:
+    before = scratch_databases(server_url)
+    done = subprocess.run(
+        [sys.executable, "bench/batch_mode.py", "--users", "6", "--reps", "1"],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": server_url},
+        capture_output=True,
+        text=True,
+        timeout=600,  # a liveness bound, not a speed figure
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["same_signals"] is True
+    assert figures["direct_calls_per_user"] == figures["batch_calls_per_user"] == 1.0
+    assert figures["cost_ratio"] == 0.5  # gpt-4o-mini's batch price in litellm's map is half its direct one
+    assert scratch_databases(server_url) == before
