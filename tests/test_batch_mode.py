@@ -442,3 +442,47 @@ def test_a_batch_or_its_files_the_provider_no_longer_knows_give_their_users_back
     assert gone["status"] == "succeeded" and gone["batches"]["unanswered"] == 2
     assert rows(url, "select error_kind, count(*) from ops.batch_requests where status = 'unanswered' "
                      "group by 1 order by 1 nulls last") == [("files_gone", 2), (None, 2)]  # fmt: skip
+
+
+def test_a_user_forgotten_while_out_is_not_learned_from_the_answer_that_comes_back(new_database):
+    from agent_signals.stages.user_signals import forget_user
+
+    url = seeded(new_database, users=2)
+    with serving(offline) as server:
+        settings = over(server, url, batch_mode="provider", shards=1)
+        run(settings)
+        (batch_id,) = list(server.batches)
+        (gone,) = rows(url, "select min(user_id) from ops.batch_requests")[0]
+        with psycopg.connect(url, autocommit=True) as conn:
+            forget_user(conn, settings, gone)
+        assert rows(url, "select count(*) from ops.batch_requests where user_id = %(u)s", {"u": gone}) == [
+            (0,)
+        ]
+        server.finish(batch_id)
+        after = run(settings)
+    assert after["batches"]["answers"] == 1  # the other user's only
+    assert rows(url, "select count(*) from signals.signals where user_id = %(u)s", {"u": gone}) == [(0,)]
+    assert rows(url, "select status from ops.batches") == [("collected",)]
+
+
+def test_the_command_line_run_takes_batch_mode_from_the_environment_and_says_what_it_sent(
+    new_database, tmp_path, prefect_api
+):
+    """What a scheduled deployment's flow run does: settings from the environment, nothing else changed."""
+    from tests.test_run_life import base_env, cli
+
+    url = seeded(new_database, users=3)
+    with serving(offline) as server:
+        env = base_env(url, tmp_path, api=prefect_api, AGENT_SIGNALS_MODEL=MODEL, AGENT_SIGNALS_API_BASE=server.url,
+                       AGENT_SIGNALS_API_KEY="sk-test", AGENT_SIGNALS_BATCH_MODE="provider", AGENT_SIGNALS_SHARDS="1")  # fmt: skip
+        sent = cli("run", env=env)
+        assert sent.returncode == 0, sent.stderr
+        assert "batches: " in sent.stdout and "users_sent 3" in sent.stdout
+        listed = cli("batches", "list", env=env)
+        assert listed.returncode == 0 and "submitted" in listed.stdout
+        (batch_id,) = list(server.batches)
+        server.finish(batch_id)
+        applied = cli("run", env=env)
+    assert applied.returncode == 0, applied.stderr
+    assert "answers 3" in applied.stdout
+    assert applied_users(url) == 3
