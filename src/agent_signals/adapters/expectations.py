@@ -23,7 +23,7 @@ from agent_signals.limits import CONTENT_MAX_CHARS, CORE_CAP
 from agent_signals.store.sqlfiles import query
 
 log = logging.getLogger(__name__)
-_GATE_LOCK = threading.Lock()
+_GX_LOCK = threading.Lock()
 
 
 @cache
@@ -79,7 +79,7 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
     import pandas as pd
 
     frame = pd.DataFrame(rows)
-    with _GATE_LOCK:  # one validation at a time in a process (shards in flight share the GX context)
+    with _GX_LOCK:  # one validation at a time in a process (shards in flight share the GX context)
         source = _context().data_sources.add_or_update_pandas("proposals")
         name = f"shard-{uuid4().hex}"
         asset = source.add_dataframe_asset(name=name)
@@ -127,7 +127,14 @@ class TableReport:
 
 
 def check_tables(settings: Settings, url: str, run_id: UUID) -> TableReport:
-    """Run the table-level expectations against PostgreSQL (one GX batch of signals.signals)."""
+    """Run the table-level expectations against PostgreSQL (one GX batch of signals.signals). One at a time
+    in a process: two runs of one process (concurrent flow runs) would each replace the other's data source,
+    and with it the asset of the other's batch (GX's LookupError)."""
+    with _GX_LOCK:
+        return _check_tables(settings, url, run_id)
+
+
+def _check_tables(settings: Settings, url: str, run_id: UUID) -> TableReport:
     import great_expectations as gx
 
     context = _context()

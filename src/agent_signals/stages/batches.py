@@ -137,16 +137,19 @@ async def wait(ctx: RunContext) -> list[Pending]:
     if not batching(ctx) or ctx.settings.batch_wait_s <= 0:
         return []
     deadline = time.monotonic() + ctx.settings.batch_wait_s
+
+    async def still_out() -> set[UUID]:  # a connection only while asking: none is held while sleeping
+        async with ctx.pool.connection() as conn:
+            return set(await ledger.run_batches(conn, ctx.settings, ctx.run_id))
+
+    sent = out = await still_out()
+    with timed(ctx, "batches.wait"):
+        while out and not ctx.stop.stopped and (left := deadline - time.monotonic()) > 0:
+            await asyncio.sleep(min(ctx.settings.batch_poll_s, left))
+            await poll(ctx)
+            out = await still_out()
     async with ctx.pool.connection() as conn:
-        sent = await ledger.run_batches(conn, ctx.settings, ctx.run_id)
-        out = set(sent)
-        with timed(ctx, "batches.wait"):
-            while out and not ctx.stop.stopped and (left := deadline - time.monotonic()) > 0:
-                await asyncio.sleep(min(ctx.settings.batch_poll_s, left))
-                await poll(ctx)
-                out = set(await ledger.run_batches(conn, ctx.settings, ctx.run_id))
-        ended = [k for k in sent if k not in out]
-        return [Pending(u, 0) for u in await ledger.users_waiting_in(conn, ctx.settings, ended)]
+        return [Pending(u, 0) for u in await ledger.users_waiting_in(conn, ctx.settings, list(sent - out))]
 
 
 async def with_answered(ctx: RunContext, pending: list[Pending]) -> list[Pending]:
@@ -195,6 +198,9 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
     call and the ids it shows), then uploaded and created, then its id recorded. Returns the users with
     nothing to ask (applied now, like a direct run's); the others wait for a later run."""
     settings = ctx.settings
+    if ctx.stop.stopped:  # a misconfigured model or a signal: nothing more is sent (the users stay pending)
+        ctx.stats.skipped_users["stopped"] += len(users)
+        return []
     now, requests, prompts = [], [], []
     async with ctx.pool.connection() as conn:
         cut_last = await ledger.truncated_last(conn, settings, [u.user_id for u in users])
@@ -316,6 +322,9 @@ async def _collect_user(
 ) -> tuple[UserBatch, Extracted | None]:
     settings, stats = ctx.settings, ctx.stats
     batch_key = requests[0].batch_key
+    if ctx.budget_exhausted or ctx.stop.stopped:  # still waiting: the next run applies them
+        stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
+        return UserBatch(user_id), None
     async with ctx.pool.connection() as conn:
         every = [m for r in requests for m in r.messages]
         found = await ledger.asked_messages(conn, settings, user_id, every, ctx.until)
@@ -330,15 +339,10 @@ async def _collect_user(
         async with ctx.pool.connection() as conn:
             await ledger.close_requests(conn, settings, batch_key, user_id, status, ctx.run_id, error_kind)
 
-    if ctx.budget_exhausted or ctx.stop.stopped:  # still waiting: the next run applies them
-        stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
-        return user, None
     try:
         answers = await results
     except llm.ModelMisconfigured as exc:
-        if (
-            exc.kind == "not_found"
-        ):  # the provider deleted the files: never to be read, the user is sent again
+        if exc.kind == "not_found":  # the provider deleted the files: the user is sent again
             stats.batches["unanswered"] += 1
             await close("unanswered", "files_gone")
             return user, None
