@@ -363,8 +363,10 @@ def test_summaries_go_in_a_batch_of_their_own_when_follow_ups_are_batched(new_da
         again = run(settings)  # still out: not sent twice
         assert "summarize_requests_sent" not in again["batches"]
         server.finish(summary_batch)
-        written = run(settings)
+        # collected whatever the mode is now: follow-ups switched back to direct while the batch was out
+        written = run(settings.model_copy(update={"batch_followups": "direct"}))
     assert written["by_mode"]["batch"]["calls"] == stale and written["actions"]["summarized"] == stale
+    assert "direct" not in written["by_mode"]  # nothing left to ask directly
     assert rows(url, "select count(*) from signals.stale_summaries") == [(0,)]
     assert rows(url, "select status, count(*) from ops.batch_requests where purpose = 'summarize' "
                      "group by 1") == [("applied", stale)]  # fmt: skip

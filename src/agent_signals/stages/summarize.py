@@ -25,6 +25,7 @@ from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.screen import screen_text
 from agent_signals.core.summary_text import summary_from_signals
 from agent_signals.stages import batch_summaries
+from agent_signals.stages.batches import batch_aware
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext, stage
 from agent_signals.store import summaries, upkeep
@@ -44,11 +45,11 @@ async def summarize(ctx: RunContext) -> list[str]:
     if not ctx.settings.summaries:
         return []
     written: list[str] = []
-    if batch_summaries.batched(ctx):  # the answers of earlier batches written, then the stale ones sent
+    if batch_aware(ctx):  # the answers of earlier summary batches written (whatever the mode is now)
         written = await batch_summaries.collect(ctx, rebuild)
     async with ctx.pool.connection() as conn:
         todo = await summaries.candidates(conn, ctx.settings)
-    if batch_summaries.batched(ctx):
+    if batch_summaries.batched(ctx):  # the stale ones sent in a batch
         todo = await batch_summaries.submit(ctx, todo)  # left: those with nothing to describe (no call)
     slots = asyncio.Semaphore(ctx.settings.concurrency)
     failed: list[str] = []
