@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import litellm
 import pytest
 
-from agent_signals.adapters import batches, llm
+from agent_signals.adapters import batch_results, batches, llm
 from agent_signals.adapters.batches import BatchRequest
 from agent_signals.config import Settings
 from agent_signals_offline.provider import answer as offline_answer
@@ -121,14 +121,14 @@ def test_a_batch_goes_up_and_its_answers_and_failures_come_back():
 
             waiting = await batches.retrieve(configured, batch_id)
             assert waiting.status == "in_progress" and not waiting.ended and waiting.output_file_id is None
-            assert await batches.results(configured, waiting) == {}
+            assert await batch_results.results(configured, waiting) == {}
 
             server.finish(batch_id)
             done = await batches.retrieve(configured, batch_id)
             assert done.ended and done.status == "completed"
             assert (done.total, done.completed, done.failed) == (5, 3, 2)
             assert done.created_at is not None and done.error is None
-            got = await batches.results(configured, done)
+            got = await batch_results.results(configured, done)
             assert sorted(got) == ["c0", "c1", "c2", "c3", "c4"]
             answer = got["c1"].completion
             assert answer is not None and json.loads(answer.text) == {"ok": "u1"} and not answer.truncated
@@ -151,7 +151,7 @@ def test_an_expired_batch_gives_what_it_answered_and_names_the_rest_expired():
             server.expire(batch_id, answered=1)
             expired = await batches.retrieve(configured, batch_id)
             assert expired.ended and (expired.status, expired.completed, expired.failed) == ("expired", 1, 3)
-            got = await batches.results(configured, expired)
+            got = await batch_results.results(configured, expired)
             assert got["c0"].completion is not None
             assert {got[c].error_kind for c in ("c1", "c2", "c3")} == {"expired"}
             assert got["c1"].error.startswith("expired: This request could not be executed")
@@ -167,7 +167,7 @@ def test_a_cancelled_batch_ends_at_once_with_nothing_to_read():
             cancelled = await batches.cancel(configured, batch_id)
             assert cancelled.status == "cancelled" and cancelled.ended
             assert (await batches.retrieve(configured, batch_id)).status == "cancelled"
-            assert await batches.results(configured, cancelled) == {}
+            assert await batch_results.results(configured, cancelled) == {}
 
     run(scenario)
 
@@ -181,7 +181,7 @@ def test_a_failed_batch_says_why_and_has_nothing_to_read():
             failed = await batches.retrieve(configured, batch_id)
             assert failed.ended and failed.status == "failed" and failed.output_file_id is None
             assert failed.error == "invalid_request: Line 1: the model `x` does not exist."
-            assert await batches.results(configured, failed) == {}
+            assert await batch_results.results(configured, failed) == {}
 
     run(scenario)
 
@@ -194,7 +194,7 @@ def test_a_cut_answer_is_truncated_and_an_empty_one_an_error_whose_tokens_count(
             configured = settings(server)
             batch_id = await batches.submit(configured, requests(2), "run-1")
             server.finish(batch_id)
-            got = await batches.results(configured, await batches.retrieve(configured, batch_id))
+            got = await batch_results.results(configured, await batches.retrieve(configured, batch_id))
             truncated = got["c0"].completion
             assert truncated is not None and truncated.truncated and truncated.text == '{"actions": ['
             assert got["c0"].error_kind is None
@@ -213,7 +213,7 @@ def test_the_offline_model_answers_every_prompt_of_the_pipeline_in_a_batch_and_d
             asked = [BatchRequest(family, PROMPTS[key], family) for family, key in FAMILIES.items()]
             batch_id = await batches.submit(configured, asked, "run-1")
             server.finish(batch_id)
-            got = await batches.results(configured, await batches.retrieve(configured, batch_id))
+            got = await batch_results.results(configured, await batches.retrieve(configured, batch_id))
             for request in asked:
                 completion = got[request.custom_id].completion
                 assert completion is not None and completion.text == offline_answer(request.prompt)
@@ -367,11 +367,15 @@ def test_openai_compatible_servers_need_the_base_and_key_set():
 def test_the_batch_price_is_litellms_where_it_has_one_else_the_discounted_direct_price():
     configured = Settings(model=MODEL, batch_discount=0.4)
     assert litellm.model_cost["gpt-4o-mini"]["input_cost_per_token_batches"] == 7.5e-08
-    assert batches.batch_cost(configured, MODEL, 1000, 100) == pytest.approx(1000 * 7.5e-08 + 100 * 3e-07)
+    assert batch_results.batch_cost(configured, MODEL, 1000, 100) == pytest.approx(
+        1000 * 7.5e-08 + 100 * 3e-07
+    )
     prices = litellm.model_cost["gpt-3.5-turbo"]
     assert "input_cost_per_token_batches" not in prices
     direct = 1000 * prices["input_cost_per_token"] + 100 * prices["output_cost_per_token"]
-    assert batches.batch_cost(configured, "openai/gpt-3.5-turbo", 1000, 100) == pytest.approx(0.4 * direct)
-    with_cache = batches.batch_cost(configured, "openai/gpt-5-mini", 1000, 100, cached=400)
+    assert batch_results.batch_cost(configured, "openai/gpt-3.5-turbo", 1000, 100) == pytest.approx(
+        0.4 * direct
+    )
+    with_cache = batch_results.batch_cost(configured, "openai/gpt-5-mini", 1000, 100, cached=400)
     assert with_cache == pytest.approx(600 * 1.25e-07 + 400 * 1.25e-08 + 100 * 1e-06)  # its cached batch rate
-    assert batches.batch_cost(configured, "openai/some-name", 1000, 100) == 0.0  # no price known
+    assert batch_results.batch_cost(configured, "openai/some-name", 1000, 100) == 0.0  # no price known

@@ -43,8 +43,6 @@ from typing import Any, TypeVar
 
 import litellm
 import openai
-from litellm.cost_calculator import batch_cost_calculator
-from litellm.litellm_core_utils.llm_cost_calc.utils import get_batch_cost_rates
 from litellm.types.utils import LlmProviders
 from litellm.utils import ProviderConfigManager, get_optional_params
 
@@ -62,15 +60,6 @@ ENDPOINTS = {"azure": "/chat/completions"}  # providers that name the endpoint o
 SUPPORTED = ("openai", "azure", "hosted_vllm", "litellm_proxy")
 NEEDS_BASE_AND_KEY = frozenset({"hosted_vllm", "litellm_proxy"})
 UNSUPPORTED = "Anthropic, Vertex AI, Bedrock, Gemini, Mistral or xAI"
-STATUS_KINDS = {  # a failed request's kind by its HTTP status (llm.py's words)
-    400: "bad_request",
-    401: "authentication",
-    403: "permission",
-    404: "bad_request",
-    408: "timeout",
-    422: "bad_request",
-    429: "rate_limit",
-}
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 LIST_PAGE = 100  # batches per page when looking for one (OpenAI's largest page)
 FIND_MARGIN = timedelta(hours=1)  # how far back submit() looks for a batch an earlier attempt created
@@ -110,18 +99,6 @@ class BatchStatus:
     def ended(self) -> bool:
         """Nothing more will come of it: its files (if any) are final."""
         return self.status in ENDED
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    """One request's outcome: an answer (`completion`, priced at the batch price) or an error."""
-
-    custom_id: str
-    completion: llm.Completion | None  # None for an error; truncated=True for an answer cut at max_tokens
-    error_kind: str | None  # expired, cancelled, rate_limit, server_error, timeout, authentication,
-    # permission, bad_request, empty_answer, bad_line, error
-    error: str | None  # one line, for the failure ledger
-    spent: llm.Completion | None = None  # an empty answer's usage: paid for, to be counted like any other
 
 
 def _provider(settings: Settings) -> tuple[str, str]:
@@ -187,7 +164,7 @@ async def _run(settings: Settings, call: Callable[[], Awaitable[T]]) -> T:
         if isinstance(cause, openai.OpenAIError) and not isinstance(cause, openai.APIError):
             raise llm.ModelMisconfigured(
                 "authentication",
-                f"AGENT_SIGNALS_MODEL={settings.model}: {_one_line(str(cause))}",
+                f"AGENT_SIGNALS_MODEL={settings.model}: {one_line(str(cause))}",
                 "set AGENT_SIGNALS_API_KEY (or the provider's key variable, e.g. OPENAI_API_KEY)",
             ) from cause
         raise
@@ -284,7 +261,7 @@ def _status(batch: Any) -> BatchStatus:
     if errors:
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        error = _one_line(f"{first.code or 'error'}: {first.message or ''}{more}")
+        error = one_line(f"{first.code or 'error'}: {first.message or ''}{more}")
     return BatchStatus(
         batch_id=batch.id,
         status=batch.status,
@@ -366,7 +343,8 @@ async def find(settings: Settings, key: str, since: datetime) -> BatchStatus | N
     return await _find(settings, key, since, retried)
 
 
-async def _content(settings: Settings, file_id: str) -> str:
+async def file_text(settings: Settings, file_id: str) -> str:
+    """The text of one of the provider's files (a batch's output or error file)."""
     kwargs = _call_kwargs(settings)
 
     async def call() -> str:
@@ -376,123 +354,5 @@ async def _content(settings: Settings, file_id: str) -> str:
     return await _run(settings, call)
 
 
-async def results(
-    settings: Settings, status: BatchStatus, *, model: str | None = None
-) -> dict[str, BatchResult]:
-    """Every request's outcome in the batch's output and error files (either may be None), by custom id; a
-    request in neither is absent. Answers are priced at the batch price of `model` (the litellm model string
-    the batch was submitted with; AGENT_SIGNALS_MODEL by default). An answer wins over an error of the same
-    request (there should be no such pair)."""
-    priced = model or settings.model
-    found: dict[str, BatchResult] = {}
-    for file_id in (status.error_file_id, status.output_file_id):
-        if file_id is None:
-            continue
-        for number, line in enumerate((await _content(settings, file_id)).splitlines(), 1):
-            if not line.strip():
-                continue
-            result = _result(settings, priced, line)
-            if result is None:
-                log.warning("batch %s: line %d of file %s names no request, skipped", status.batch_id, number,
-                            file_id)  # fmt: skip
-                continue
-            found[result.custom_id] = result
-    return found
-
-
-def _result(settings: Settings, model: str, line: str) -> BatchResult | None:
-    """One line of an output or error file as a BatchResult (None: a line naming no request)."""
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError:
-        return None
-    custom_id = row.get("custom_id") if isinstance(row, dict) else None
-    if not isinstance(custom_id, str) or not custom_id:
-        return None
-    error = row.get("error") or None
-    response = row.get("response") or {}
-    code = response.get("status_code")
-    body = response.get("body") if isinstance(response.get("body"), dict) else {}
-    if error or code != 200:
-        detail = error if isinstance(error, dict) else body.get("error") or {}
-        if not isinstance(detail, dict):
-            detail = {"message": str(detail)}
-        kind = _error_kind(code, detail.get("code"))
-        message = detail.get("message") or (f"status {code}" if code else "no answer")
-        prefix = f"status {code}: " if code else ""
-        return BatchResult(custom_id, None, kind, _one_line(f"{kind}: {prefix}{message}"))
-    try:
-        choice = body["choices"][0]
-        text = (choice.get("message") or {}).get("content")
-        usage = body.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens") or 0)
-        completion_tokens = int(usage.get("completion_tokens") or 0)
-        cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-        return BatchResult(
-            custom_id, None, "bad_line", _one_line(f"bad_line: not a chat completion: {exc!r}")
-        )
-    truncated = choice.get("finish_reason") == "length"
-    completion = llm.Completion(
-        text=text or "",
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        cost_usd=batch_cost(settings, model, prompt_tokens, completion_tokens, cached),
-        attempts=1,
-        cached_prompt_tokens=cached,
-        truncated=truncated,
-    )
-    if not truncated and (not text or not text.strip()):
-        return BatchResult(
-            custom_id,
-            None,
-            "empty_answer",
-            "empty_answer: the model returned an empty body",
-            spent=completion,
-        )
-    return BatchResult(custom_id, completion, None, None)
-
-
-def _error_kind(status_code: object, code: object) -> str:
-    """A failed request's kind, in llm.py's words where they fit."""
-    if code == "batch_expired":
-        return "expired"
-    if code == "batch_cancelled":
-        return "cancelled"
-    if not isinstance(status_code, int):
-        return "error"
-    return "server_error" if status_code >= 500 else STATUS_KINDS.get(status_code, "error")
-
-
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(text.split())[:300]
-
-
-def batch_cost(
-    settings: Settings, model: str, prompt_tokens: int, completion_tokens: int, cached: int = 0
-) -> float:
-    """The price of one batch answer of `model` (a litellm model string): litellm's batch price where its
-    cost map has one for the model (`*_batches` keys: batch_cost_calculator, which halves a rate it lacks),
-    else the direct price times AGENT_SIGNALS_BATCH_DISCOUNT; 0 for a model litellm has no price for."""
-    usage = litellm.Usage(
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        total_tokens=prompt_tokens + completion_tokens,
-        prompt_tokens_details={"cached_tokens": cached} if cached else None,
-    )
-    try:
-        info = litellm.get_model_info(model)
-        provider = litellm.get_llm_provider(model)[1]
-    except Exception:  # a model litellm has no entry for: tokens are still counted
-        return 0.0
-    try:
-        rates = get_batch_cost_rates(info, usage, provider)
-        if rates.input is not None or rates.output is not None:
-            prompt_cost, completion_cost = batch_cost_calculator(usage, model, model_info=info)
-            return float(prompt_cost + completion_cost)
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, usage_object=usage
-        )
-        return float(prompt_cost + completion_cost) * settings.batch_discount
-    except Exception:  # a cost map entry without token prices
-        return 0.0

@@ -5,9 +5,9 @@ scan -> (per shard) lock users -> load -> extract -> validate -> quality gate ->
      -> table expectations (Great Expectations) -> run report (Prefect artifact)
 
 One stages/ module per step (docs/architecture.md follows a user's data through them). In provider batch
-mode (stages/batches.py, docs/batch.md) the run first polls the batches still out; each shard sends its free
-users' prompts in a batch instead of extracting them and applies the answers of the batches that ended; the
-run may wait for what it sent (AGENT_SIGNALS_BATCH_WAIT_S) and apply those answers too.
+mode (docs/batch.md) the run first polls the batches still out (stages/batch_watch.py); each shard sends its
+free users' prompts in a batch instead of extracting them and applies the answers of the batches that ended
+(stages/batches.py); the run may wait for what it sent (AGENT_SIGNALS_BATCH_WAIT_S) and apply those too.
 """
 
 from __future__ import annotations
@@ -24,7 +24,17 @@ from prefect.task_runners import TaskRunner
 from agent_signals.flows.parameters import ListenersParameter, SettingsParameter, settings_or_environment
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
-from agent_signals.stages import batches, checks, context, decay, lifecycle, refresh, retract, scan, summarize
+from agent_signals.stages import (
+    batch_watch,
+    checks,
+    context,
+    decay,
+    lifecycle,
+    refresh,
+    retract,
+    scan,
+    summarize,
+)
 from agent_signals.stages import shards as sharding
 from agent_signals.store.runs import RunStats
 from agent_signals.store.source import Pending
@@ -88,11 +98,11 @@ async def extract_signals(
             settings, kind=kind, flow_run_id=flow_run.get_id(), listeners=listeners
         ) as run:
             await scan.embed_missing(run)
-            await batches.poll(run)
-            await process_shards(run, await batches.with_answered(run, await scan.scan(run)), runner)
-            if waited := await batches.wait(run):  # what this run sent, answered while it waited
+            await batch_watch.poll(run)
+            await process_shards(run, await batch_watch.with_answered(run, await scan.scan(run)), runner)
+            if waited := await batch_watch.wait(run):  # what this run sent, answered while it waited
                 await process_shards(run, waited, runner)
-            await batches.settle(run)
+            await batch_watch.settle(run)
             await finish_run(run)
     await publish_report(run)
     return run.summary()

@@ -1,43 +1,37 @@
-"""Provider batch mode (AGENT_SIGNALS_BATCH_MODE=provider): a run sends its users' extraction prompts as one
-provider batch per shard and a later run applies the answers, through the same validation, screening, gate,
-embedding and apply as a direct answer (docs/batch.md).
+"""Provider batch mode (AGENT_SIGNALS_BATCH_MODE=provider), a shard's side: the shard's users sent as one
+provider batch, and the answers of the batches that ended applied through the same validation, screening,
+gate, embedding and apply as a direct answer (docs/batch.md). The run's side (poll, wait) is batch_watch.py.
 
-- poll (the run, before the scan): what the provider did with every batch still out; a batch a dead run
-  created and never recorded is found again by its key, or abandoned; a batch out too long is a warning.
 - split (a shard, its users locked): users whose batch is still out are left alone, those whose batch
   ended are collected, the others are free to extract (sent in a new batch, or asked directly).
 - submit: the free users' prompts recorded in the ledger, then sent; a user with nothing to ask is
   applied at once (their watermarks move past what they read).
 - collect: each answered user's requests read back from the provider's output and error files, the
   messages and signals their prompts showed loaded by id, the answers judged as a direct one would be.
-- wait: a run that sent batches may wait up to AGENT_SIGNALS_BATCH_WAIT_S for them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
 
 import psycopg
 
+from agent_signals.adapters import batch_results, llm, structured
 from agent_signals.adapters import batches as provider
-from agent_signals.adapters import llm, structured
 from agent_signals.config import Settings
 from agent_signals.core.batching import Call, SourceMessage, UserBatch
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
-from agent_signals.stages.context import RunContext, raise_if_stopped, timed
+from agent_signals.stages.context import RunContext
 from agent_signals.stages.extract import Asked, Extracted, Judged, conclude, judge, plan_calls
 from agent_signals.stages.failures import UserFailed, fail
 from agent_signals.store import batches as ledger
-from agent_signals.store.source import Pending, known_signals
+from agent_signals.store.source import known_signals
 
 log = redacting_logger(__name__)
 
-FIND_MARGIN = timedelta(minutes=10)  # clocks of ours and the provider's may disagree this much
 NEVER_ASKED = frozenset({"expired", "cancelled"})  # a request the batch ended before answering (error file)
 
 
@@ -52,122 +46,9 @@ def batch_aware(ctx: RunContext) -> bool:
     return ctx.kind != "backfill" and not ctx.dry_run
 
 
-def _asked_with(settings: Settings, model: str) -> Settings:
+def asked_with(settings: Settings, model: str) -> Settings:
     """The settings a batch is reached with: its own model (the provider's batch lives there)."""
     return settings if settings.model == model else settings.model_copy(update={"model": model})
-
-
-# the run: poll and wait
-
-
-async def poll(ctx: RunContext) -> None:
-    """What the provider did with every batch still out: ended ones recorded (their answers are collected by
-    the shards), lost ones abandoned (their users pending again), old ones a warning."""
-    if not batch_aware(ctx):
-        return
-    if batching(ctx):  # before any user is touched: a provider this mode cannot send to stops the run
-        try:
-            provider.check_provider(ctx.settings)
-        except llm.ModelMisconfigured as exc:
-            ctx.halt(exc)
-            raise_if_stopped(ctx)
-    with timed(ctx, "batches.poll"):
-        async with ctx.pool.connection() as conn:
-            for batch in await ledger.open_batches(conn, ctx.settings):
-                try:
-                    await _poll_one(ctx, conn, batch)
-                except llm.ModelMisconfigured as exc:
-                    ctx.halt(exc)
-                    return
-                except llm.ModelUnavailable as exc:  # asked again next run
-                    warn(ctx, f"batch {batch.batch_key}: the provider could not be asked about it: {exc}")
-            await ledger.mark_collected(conn, ctx.settings)
-
-
-async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: ledger.OpenBatch) -> None:
-    settings = _asked_with(ctx.settings, batch.model)
-    provider_id = batch.provider_batch_id
-    if batch.status == "preparing":
-        if batch.run_running:
-            return  # another run is sending it now
-        found = await provider.find(settings, str(batch.batch_key), batch.created_at - FIND_MARGIN)
-        if found is None:
-            await ledger.give_up(conn, ctx.settings, batch.batch_key, "abandoned",
-                                 "the run that prepared it ended before the provider had it", ctx.run_id)  # fmt: skip
-            ctx.stats.batches["abandoned"] += 1
-            return
-        await ledger.submitted(conn, ctx.settings, batch.batch_key, found.batch_id, found.status)
-        ctx.stats.batches["adopted"] += 1
-        log.warning("batch %s: found at the provider as %s and recorded", batch.batch_key, found.batch_id)
-        provider_id = found.batch_id
-    if batch.status in ("preparing", "submitted"):
-        assert provider_id is not None
-        try:
-            status = await provider.retrieve(settings, provider_id)
-        except llm.ModelMisconfigured as exc:
-            if exc.kind != "not_found":
-                raise
-            await ledger.give_up(conn, ctx.settings, batch.batch_key, "abandoned",
-                                 f"the provider no longer knows batch {provider_id}", ctx.run_id)  # fmt: skip
-            ctx.stats.batches["abandoned"] += 1
-            warn(ctx, f"batch {batch.batch_key} ({provider_id}): the provider no longer knows it; its users are "
-                      "sent again")  # fmt: skip
-            return
-        if status.ended:
-            await ledger.ended(
-                conn, ctx.settings, batch.batch_key, provider_status=status.status,
-                output_file_id=status.output_file_id, error_file_id=status.error_file_id,
-                answered=status.completed, failed=status.failed, error=status.error,
-            )  # fmt: skip
-            if status.status != "completed":
-                warn(ctx, f"batch {batch.batch_key} ({provider_id}) ended {status.status}: its unanswered "
-                           "users are asked again" + (f" ({status.error})" if status.error else ""))  # fmt: skip
-            return
-        await ledger.seen(conn, ctx.settings, batch.batch_key, status.status)
-        age = datetime.now(UTC) - (batch.submitted_at or batch.created_at)
-        if age.total_seconds() > ctx.settings.batch_warn_age_s:
-            warn(ctx, f"batch {batch.batch_key} ({provider_id}) has been out for {age.total_seconds() / 3600:.1f} h "
-                       f"(AGENT_SIGNALS_BATCH_WARN_AGE_S={ctx.settings.batch_warn_age_s:g}): the provider says "
-                       f"{status.status}; `agent-signals batches cancel {batch.batch_key}` gives its users back")  # fmt: skip
-
-
-async def wait(ctx: RunContext) -> list[Pending]:
-    """Wait up to AGENT_SIGNALS_BATCH_WAIT_S for the batches this run sent; returns the users of those that
-    ended meanwhile (the run collects them now)."""
-    if not batching(ctx) or ctx.settings.batch_wait_s <= 0:
-        return []
-    deadline = time.monotonic() + ctx.settings.batch_wait_s
-
-    async def still_out() -> set[UUID]:  # a connection only while asking: none is held while sleeping
-        async with ctx.pool.connection() as conn:
-            return set(await ledger.run_batches(conn, ctx.settings, ctx.run_id))
-
-    sent = out = await still_out()
-    with timed(ctx, "batches.wait"):
-        while out and not ctx.stop.stopped and (left := deadline - time.monotonic()) > 0:
-            await asyncio.sleep(min(ctx.settings.batch_poll_s, left))
-            await poll(ctx)
-            out = await still_out()
-    async with ctx.pool.connection() as conn:
-        return [Pending(u, 0) for u in await ledger.users_waiting_in(conn, ctx.settings, list(sent - out))]
-
-
-async def with_answered(ctx: RunContext, pending: list[Pending]) -> list[Pending]:
-    """The scan's pending users and those waiting in a batch that ended, pending or not (a user whose
-    conversations were deleted or unflagged since is still collected: their requests close, their batch too)."""
-    if not batch_aware(ctx):
-        return pending
-    async with ctx.pool.connection() as conn:
-        waiting = await ledger.waiting(conn, ctx.settings, None)
-    known = {p.user_id for p in pending}
-    return [*pending, *(Pending(u, 0) for u, r in waiting.items() if not r[0].out and u not in known)]
-
-
-async def settle(ctx: RunContext) -> None:
-    """The batches whose every request the run's shards closed are `collected`."""
-    if batch_aware(ctx):
-        async with ctx.pool.connection() as conn:
-            await ledger.mark_collected(conn, ctx.settings)
 
 
 # a shard: split, submit, collect
@@ -303,13 +184,13 @@ async def collect(
     return list(await asyncio.gather(*(one(u, r) for u, r in answered.items())))
 
 
-async def results(ctx: RunContext, batch: ledger.Waiting) -> dict[str, provider.BatchResult]:
+async def results(ctx: RunContext, batch: ledger.Waiting) -> dict[str, batch_results.BatchResult]:
     """The answers of a batch that ended, by custom_id (read from its output and error files)."""
     status = provider.BatchStatus(
         batch.provider_batch_id or "", batch.provider_status or "completed", batch.output_file_id,
         batch.error_file_id, 0, 0, 0, None, None,
     )  # fmt: skip
-    return await provider.results(_asked_with(ctx.settings, batch.model), status)
+    return await batch_results.results(asked_with(ctx.settings, batch.model), status)
 
 
 def warn(ctx: RunContext, message: str) -> None:
