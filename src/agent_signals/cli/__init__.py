@@ -1,7 +1,7 @@
 """The `agent-signals` command line: the root group, which loads the Settings once, the command groups it
-gathers (one module each: db, load, demo, run, evaluation, signals, set_aside, batches, views), and `main`,
-the entry point that turns every error a person can act on into one line and an exit code. Heavy libraries
-are imported inside commands, after runtime defaults."""
+gathers (one module each: db, load, demo, run, evaluation, signals, set_aside, batches, views, export), and
+`main`, the entry point that turns every error a person can act on into one line and an exit code. Heavy
+libraries are imported inside commands, after runtime defaults."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from agent_signals.cli import batches, db, demo, evaluation, load, run, set_aside, signals, views
+from agent_signals.cli import batches, db, demo, evaluation, export, load, run, set_aside, signals, views
 from agent_signals.config import load_settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.store.schema_errors import SCHEMA_MISSING, missing_relation
@@ -41,6 +41,7 @@ for command in (
     batches.batches,
     views.views,
     views.context_cmd,
+    export.export_cmd,
 ):
     cli.add_command(command)
 
