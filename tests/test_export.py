@@ -232,3 +232,43 @@ def test_any_other_view_name_is_refused(names):
 def test_every_exported_type_has_a_parquet_type():
     exported = set(export.KEPT) | {t for _, t in export.CASTS.values()} | {export.FALLBACK[1]}
     assert exported == set(parquet.DTYPES)
+
+
+def test_each_type_is_kept_or_cast_to_its_nearest_parquet_type(conn, settings, tmp_path, monkeypatch):
+    """Types the five views do not use yet (a pgvector column, real, smallint, json, timestamp without time
+    zone) and one with no Parquet mapping (interval: its text form), nulls included."""
+    conn.execute(
+        """create table public.export_probe (
+               v vector(3), r real, s smallint, j jsonb, t timestamp, i interval, n numeric(14, 6), b boolean)"""
+    )
+    conn.execute(
+        """insert into public.export_probe values
+               ('[1,2.5,-3]', 1.5, 7, '{"a": 1}', '2026-01-02 03:04:05.123456', '1 day', 0.000123, true),
+               (null, null, null, null, null, null, null, null)"""
+    )
+    monkeypatch.setattr(export, "VIEWS", (*export.VIEWS, "public.export_probe"))
+    (written,) = parquet.export_views(conn, settings, ("public.export_probe",), tmp_path)
+    frame = pl.read_parquet(written.path)
+    assert dict(frame.schema) == {
+        "v": pl.List(pl.Float32()),
+        "r": pl.Float32(),
+        "s": pl.Int16(),
+        "j": pl.String(),
+        "t": pl.Datetime("us"),
+        "i": pl.String(),
+        "n": pl.Float64(),
+        "b": pl.Boolean(),
+    }
+    assert frame.rows() == [
+        (
+            [1.0, 2.5, -3.0],
+            1.5,
+            7,
+            '{"a": 1}',
+            datetime(2026, 1, 2, 3, 4, 5, 123456),
+            "1 day",
+            0.000123,
+            True,
+        ),
+        (None,) * 8,
+    ]
