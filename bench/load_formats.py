@@ -155,6 +155,16 @@ def child(fmt: str, path: Path) -> None:
     print(json.dumps({"rows": result.messages_new, "seconds": seconds, "peak_rss_mb": peak_mb}))
 
 
+def written(directory: str, fmt: str, messages: int, prefix: str) -> Path:
+    """A file written by a child process: Linux keeps a process's peak RSS across fork and exec, so this
+    process stays small for the loads' children to measure only themselves."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--messages", str(messages), "--write", directory, fmt, prefix],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
 def run_child(fmt: str, path: Path, url: str) -> dict:
     env = {**os.environ, "DATABASE_URL": url,
            "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
@@ -171,17 +181,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--child", nargs=2, metavar=("FORMAT", "FILE"), help=argparse.SUPPRESS)
+    parser.add_argument("--write", nargs=3, metavar=("DIR", "FORMAT", "PREFIX"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], Path(args.child[1]))
+        return
+    if args.write:
+        print(write(Path(args.write[0]), args.write[1], args.messages, args.write[2]))
         return
     from bench.scratch import database
 
     result: dict = {"messages": args.messages, "baseline_messages": BASELINE_MESSAGES}
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in ("ndjson", "parquet"):
-            big = write(Path(tmp), fmt, args.messages, f"{fmt[0]}")
-            small = write(Path(tmp), fmt, BASELINE_MESSAGES, f"{fmt[0]}b")
+            big = written(tmp, fmt, args.messages, f"{fmt[0]}")
+            small = written(tmp, fmt, BASELINE_MESSAGES, f"{fmt[0]}b")
             with database("bench_load") as url:
                 base = run_child(fmt, small, url)
                 load = run_child(fmt, big, url)
