@@ -177,6 +177,7 @@ def write(conn: psycopg.Connection, settings: Settings, stage: Callable[[], None
         with conn.transaction():
             conn.execute(query(settings, "load_staging_tables"))
             stage()
+            conn.execute(query(settings, "load_analyze_staging"))
             return _apply(conn, settings)
     except psycopg.DataError as exc:  # text that validation let through and this server still refuses
         raise LoadError(
