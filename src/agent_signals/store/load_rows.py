@@ -9,6 +9,7 @@ and the column; nothing is loaded."""
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -90,14 +91,11 @@ def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format
 def batches(path: Path, fmt: Format) -> Iterator[pl.DataFrame]:
     """The file's rows in batches of at most BATCH_ROWS, validated and typed as load_rows takes them (a
     first column row_number, 1-based), streamed: only a batch is held at a time."""
-    frame = _scan(path, fmt)
     offset = 0
     try:
-        for raw in frame.collect_batches(chunk_size=BATCH_ROWS):
-            for start in range(0, raw.height, BATCH_ROWS):  # chunk_size is a hint: bound it here
-                chunk = raw.slice(start, BATCH_ROWS)
-                yield _checked(path, chunk, offset)
-                offset += chunk.height
+        for chunk in _ndjson_chunks(path) if fmt == "ndjson" else _parquet_chunks(path):
+            yield _checked(path, chunk, offset)
+            offset += chunk.height
     except pl.exceptions.PolarsError as exc:
         what = "NDJSON" if fmt == "ndjson" else "Parquet"
         raise LoadError(
@@ -105,12 +103,29 @@ def batches(path: Path, fmt: Format) -> Iterator[pl.DataFrame]:
         ) from None
 
 
-def _scan(path: Path, fmt: Format) -> pl.LazyFrame:
-    """The file as a lazy frame of COLUMNS: text everywhere for NDJSON (checked and typed by _checked, so
-    that a bad value is named with its row), the file's own types for Parquet (checked here, from its
-    schema, then cast to the same text columns)."""
-    if fmt == "ndjson":
-        return pl.scan_ndjson(path, schema=dict.fromkeys(COLUMNS, pl.String))
+def _ndjson_chunks(path: Path) -> Iterator[pl.DataFrame]:
+    """BATCH_ROWS non-blank lines at a time, each parsed by polars: polars' own streaming reader runs ahead of
+    a slower consumer (the COPY) and its buffered batches grow with the file."""
+    schema = dict.fromkeys(COLUMNS, pl.String)
+    with path.open("rb") as lines:
+        while True:
+            chunk = [line for line in itertools.islice(lines, BATCH_ROWS) if line.strip()]
+            if not chunk:
+                return
+            yield pl.read_ndjson(io.BytesIO(b"".join(chunk)), schema=schema)
+
+
+def _parquet_chunks(path: Path) -> Iterator[pl.DataFrame]:
+    """A row group at most at a time (read whole by polars), cut into batches of BATCH_ROWS."""
+    for raw in _scan_parquet(path).collect_batches(chunk_size=BATCH_ROWS):
+        for start in range(0, raw.height, BATCH_ROWS):  # chunk_size is a hint: bound it here
+            yield raw.slice(start, BATCH_ROWS)
+
+
+def _scan_parquet(path: Path) -> pl.LazyFrame:
+    """The Parquet file as a lazy frame of COLUMNS as text, as NDJSON is read (checked and typed by
+    _checked, so that a bad value is named with its row); the file's own types are checked here, from its
+    schema, before a row is read."""
     try:
         lazy = pl.scan_parquet(path)
         schema = lazy.collect_schema()
