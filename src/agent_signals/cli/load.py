@@ -1,4 +1,4 @@
-"""The `load` command: import a conversations file, all or nothing."""
+"""The `load` command: import a conversations file (JSON, NDJSON or Parquet), all or nothing."""
 
 from __future__ import annotations
 
@@ -11,18 +11,30 @@ from agent_signals.cli.options import settings_of
 
 @click.command("load")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "ndjson", "parquet"]),
+    default=None,
+    help="The file's format; by default its extension says (.json, .ndjson or .jsonl, .parquet).",
+)
 @click.pass_context
-def load_cmd(ctx: click.Context, file: Path) -> None:
-    """Import conversations from FILE.json, all or nothing; re-loading changes nothing."""
+def load_cmd(ctx: click.Context, file: Path, fmt: str | None) -> None:
+    """Import conversations from FILE (JSON, or NDJSON/Parquet streamed, one row per message), all or nothing;
+    re-loading changes nothing."""
     from agent_signals.store import db as database
-    from agent_signals.store import load
+    from agent_signals.store import load, load_rows
     from agent_signals.store.migrate import check_current
 
     settings = settings_of(ctx)
-    data = load.read(file)
+    fmt = load_rows.format_of(file, fmt)
+    data = load.read(file) if fmt == "json" else None
     with database.session(settings) as conn:
         check_current(conn, settings)
-        result = load.store(conn, settings, data)
+        if data is not None:
+            result = load.store(conn, settings, data)
+        else:
+            result = load_rows.store_file(conn, settings, file, fmt)
     click.echo(
         f"{file}: {result.conversations_new} new conversation(s), {result.conversations_changed} changed, "
         f"{result.messages_new} new message(s), {result.messages_unchanged} already loaded"

@@ -1,10 +1,11 @@
-"""`agent-signals load FILE.json`: import conversations, all or nothing, idempotently."""
+"""`agent-signals load FILE.json`: import conversations, all or nothing, idempotently (the flat formats,
+NDJSON and Parquet, are streamed by store/load_rows.py into the same transaction: `write`)."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -164,54 +165,67 @@ def read(path: Path) -> ConversationsFile:
 def store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile) -> LoadResult:
     """Write a validated file in one transaction: new conversations, changed flags, appended messages.
     A conversation changing owner or a stored message changing is refused, and nothing is written."""
+    return write(conn, settings, lambda: _copy_file(conn, data))
+
+
+def write(conn: psycopg.Connection, settings: Settings, stage: Callable[[], None]) -> LoadResult:
+    """The one transaction of every load: empty staging tables (load_conversations, load_messages), `stage`
+    fills them (from a parsed JSON file, or streamed from a flat file: store/load_rows.py), then the
+    owner-clash and changed-message checks, the upsert of conversations and the insert of new messages.
+    Any LoadError raised by `stage` or the checks rolls everything back."""
     try:
-        return _store(conn, settings, data)
-    except psycopg.DataError as exc:  # text that parse() let through and this server still refuses
+        with conn.transaction():
+            conn.execute(query(settings, "load_staging_tables"))
+            stage()
+            conn.execute(query(settings, "load_analyze_staging"))
+            return _apply(conn, settings)
+    except psycopg.DataError as exc:  # text that validation let through and this server still refuses
         raise LoadError(
             f"PostgreSQL refused the file: {str(exc).splitlines()[0]}", hint="nothing was loaded"
         ) from None
 
 
-def _store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile) -> LoadResult:
-    with conn.transaction():
-        conn.execute(query(settings, "load_staging_tables"))
-        with conn.cursor().copy(
-            "copy load_conversations (conversation_id, user_id, channel, extract) from stdin"
-        ) as copy:
-            for conv in data.conversations:
-                copy.write_row((conv.conversation_id, conv.user_id, conv.channel, conv.extract))
-        with conn.cursor().copy(
-            "copy load_messages (conversation_id, message_id, role, content, created_at) from stdin"
-        ) as copy:
-            for conv in data.conversations:
-                for j, msg in enumerate(conv.messages):
-                    copy.write_row(
-                        (
-                            conv.conversation_id,
-                            msg.message_id or default_message_id(j),
-                            msg.role,
-                            msg.content,
-                            msg.created_at,
-                        )
+def _copy_file(conn: psycopg.Connection, data: ConversationsFile) -> None:
+    with conn.cursor().copy(
+        "copy load_conversations (conversation_id, user_id, channel, extract) from stdin"
+    ) as copy:
+        for conv in data.conversations:
+            copy.write_row((conv.conversation_id, conv.user_id, conv.channel, conv.extract))
+    with conn.cursor().copy(
+        "copy load_messages (conversation_id, message_id, role, content, created_at) from stdin"
+    ) as copy:
+        for conv in data.conversations:
+            for j, msg in enumerate(conv.messages):
+                copy.write_row(
+                    (
+                        conv.conversation_id,
+                        msg.message_id or default_message_id(j),
+                        msg.role,
+                        msg.content,
+                        msg.created_at,
                     )
-        clash = conn.execute(query(settings, "load_owner_clash")).fetchone()
-        if clash:
-            raise LoadError(
-                f"conversation {clash[0]!r} belongs to user {clash[1]!r} in the database but to {clash[2]!r} "
-                "in the file",
-                hint="nothing was loaded; a conversation cannot change owner",
-            )
-        differs = conn.execute(query(settings, "load_changed_messages")).fetchone()
-        if differs:
-            conversation_id, message_id, fields, count = differs
-            more = f" ({count} messages differ)" if count > 1 else ""
-            raise LoadError(
-                f"message {message_id!r} of conversation {conversation_id!r} differs from the stored one "
-                f"({', '.join(fields)}){more}; loaded messages are immutable",
-                hint="nothing was loaded; give a changed message a new message_id (a message without one is "
-                "numbered by its position: append new messages at the end of a conversation)",
-            )
-        new, changed = conn.execute(query(settings, "load_upsert_conversations")).fetchone()
-        messages_new = conn.execute(query(settings, "load_insert_messages")).rowcount
-        total = conn.execute("select count(*) from load_messages").fetchone()[0]
+                )
+
+
+def _apply(conn: psycopg.Connection, settings: Settings) -> LoadResult:
+    clash = conn.execute(query(settings, "load_owner_clash")).fetchone()
+    if clash:
+        raise LoadError(
+            f"conversation {clash[0]!r} belongs to user {clash[1]!r} in the database but to {clash[2]!r} "
+            "in the file",
+            hint="nothing was loaded; a conversation cannot change owner",
+        )
+    differs = conn.execute(query(settings, "load_changed_messages")).fetchone()
+    if differs:
+        conversation_id, message_id, fields, count = differs
+        more = f" ({count} messages differ)" if count > 1 else ""
+        raise LoadError(
+            f"message {message_id!r} of conversation {conversation_id!r} differs from the stored one "
+            f"({', '.join(fields)}){more}; loaded messages are immutable",
+            hint="nothing was loaded; give a changed message a new message_id (a message without one is "
+            "numbered by its position: append new messages at the end of a conversation)",
+        )
+    new, changed = conn.execute(query(settings, "load_upsert_conversations")).fetchone()
+    messages_new = conn.execute(query(settings, "load_insert_messages")).rowcount
+    total = conn.execute("select count(*) from load_messages").fetchone()[0]
     return LoadResult(new or 0, changed or 0, messages_new, total - messages_new)
