@@ -59,8 +59,26 @@ def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:
 @pytest.mark.usefixtures("prefect_api")
 def test_the_batch_bench_prices_both_modes_and_finds_the_same_signals(server_url: str) -> None:
     before = scratch_databases(server_url)
+    figures = bench_figures(server_url, "bench/batch_mode.py", "--users", "6", "--reps", "1")
+    assert figures["same_signals"] is True
+    assert figures["direct_calls_per_user"] == figures["batch_calls_per_user"] == 1.0
+    assert figures["cost_ratio"] == 0.5  # gpt-4o-mini's batch price in litellm's map is half its direct one
+    assert scratch_databases(server_url) == before
+
+
+@pytest.mark.bench
+@pytest.mark.db
+def test_the_load_bench_reports_rows_per_second_and_peak_memory(server_url: str) -> None:
+    figures = bench_figures(server_url, "bench/load_formats.py", "--messages", "2000")
+    for fmt in ("ndjson", "parquet"):
+        assert figures[fmt]["rows_per_s"] > 0 and figures[fmt]["peak_rss_mb"] > 0
+        assert figures[fmt]["baseline_peak_rss_mb"] > 0
+
+
+def bench_figures(server_url: str, program: str, *args: str) -> dict:
+    """Run a bench program in a child process on the test server; its figures (the last line, JSON)."""
     done = subprocess.run(
-        [sys.executable, "bench/batch_mode.py", "--users", "6", "--reps", "1"],
+        [sys.executable, program, *args],
         cwd=ROOT,
         env={**os.environ, "DATABASE_URL": server_url},
         capture_output=True,
@@ -69,8 +87,4 @@ def test_the_batch_bench_prices_both_modes_and_finds_the_same_signals(server_url
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    assert figures["same_signals"] is True
-    assert figures["direct_calls_per_user"] == figures["batch_calls_per_user"] == 1.0
-    assert figures["cost_ratio"] == 0.5  # gpt-4o-mini's batch price in litellm's map is half its direct one
-    assert scratch_databases(server_url) == before
+    return json.loads(done.stdout.strip().splitlines()[-1])

@@ -5,9 +5,6 @@ loaded, a file of many batches is loaded whole, and the CLI picks the format by 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -229,21 +226,3 @@ def test_the_cli_picks_the_format_by_extension_and_by_option(conn, tmp_path):
     as_json.write_text(json.dumps({"conversations": CONVERSATIONS}))
     json_option = agent_signals("load", "--format", "json", str(as_json))
     assert json_option.returncode == 0 and "7 already loaded" in json_option.stdout, json_option.stderr
-
-
-@pytest.mark.bench
-def test_the_load_bench_reports_rows_per_second_and_peak_memory(server_url: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/load_formats.py", "--messages", "2000"],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": server_url},
-        capture_output=True,
-        text=True,
-        timeout=600,  # a liveness bound, not a speed figure
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    for fmt in ("ndjson", "parquet"):
-        assert figures[fmt]["rows_per_s"] > 0 and figures[fmt]["peak_rss_mb"] > 0
-        assert figures[fmt]["baseline_peak_rss_mb"] > 0
