@@ -488,3 +488,31 @@ def test_the_command_line_run_takes_batch_mode_from_the_environment_and_says_wha
     assert applied.returncode == 0, applied.stderr
     assert "answers 3" in applied.stdout
     assert applied_users(url) == 3
+
+
+def test_a_summary_batch_whose_answers_the_provider_deleted_gives_its_users_back(new_database):
+    """As for extraction answers: the requests close `unanswered` (files_gone) and the batch is collected,
+    instead of being read again every run."""
+    url = seeded(new_database, users=2)
+    with serving(offline) as server:
+        settings = over(server, url, batch_mode="provider", batch_followups="batch", shards=1)
+        run(settings)
+        (extract_batch,) = list(server.batches)
+        server.finish(extract_batch)
+        run(settings)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("update signals.summaries set fingerprint = 'stale'")
+        run(settings)
+        (summary_batch,) = [b for b in server.batches if b != extract_batch]
+        done = server.finish(summary_batch)
+        del server.files[done["output_file_id"]]
+        gone = run(settings)
+    assert gone["status"] == "succeeded"
+    closed = "select distinct r.status, r.error_kind from ops.batch_requests r join ops.batches b using (batch_key)"
+    assert rows(url, f"{closed} where b.provider_batch_id = %(p)s", {"p": summary_batch}) == [
+        ("unanswered", "files_gone")
+    ]
+    assert rows(url, "select status from ops.batches where purpose = 'summarize' order by created_at") == [
+        ("collected",),
+        ("submitted",),  # the stale summaries asked again, in a new batch
+    ]

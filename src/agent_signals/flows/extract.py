@@ -102,7 +102,7 @@ async def extract_signals(
             await process_shards(run, await batch_watch.with_answered(run, await scan.scan(run)), runner)
             if waited := await batch_watch.wait(run):  # what this run sent, answered while it waited
                 await process_shards(run, waited, runner)
-            await batch_watch.settle(run)
             await finish_run(run)
+            await batch_watch.settle(run)  # after summarize, which collects the summary batches
     await publish_report(run)
     return run.summary()

@@ -11,7 +11,7 @@ from agent_signals.adapters import llm
 from agent_signals.core.answers import InvalidAnswer
 from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.redaction import redacting_logger
-from agent_signals.stages.batches import batching, results, send, warn
+from agent_signals.stages.batches import asked_with, batching, results, send, warn
 from agent_signals.stages.context import RunContext
 from agent_signals.store import batches as ledger
 from agent_signals.store import summaries
@@ -33,13 +33,20 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
         waiting = await ledger.waiting(conn, ctx.settings, None, PURPOSE)
     written = []
     read: dict = {}
+    gone: set = set()  # batches whose files the provider no longer has: their requests are never answered
     for user_id, (request, *_rest) in waiting.items():
         if request.out:
             continue
         if request.batch_key not in read:
             try:
                 read[request.batch_key] = await results(ctx, request)
-            except (llm.ModelUnavailable, llm.ModelMisconfigured) as exc:
+            except llm.ModelMisconfigured as exc:  # as for extraction answers (batches.collect)
+                if exc.kind != "not_found":
+                    ctx.halt(exc)
+                    return written
+                gone.add(request.batch_key)
+                read[request.batch_key] = {}
+            except llm.ModelUnavailable as exc:
                 warn(
                     ctx,
                     f"batch {request.batch_key}: its summaries could not be read ({exc}); read again next run",
@@ -63,7 +70,7 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
 
             async with ctx.pool.connection() as conn:
                 try:
-                    asked = ctx.settings.model_copy(update={"model": request.model})
+                    asked = asked_with(ctx.settings, request.model)
                     outcome = await rebuild(conn, asked, Candidate(user_id, request.fingerprint or ""), answer,
                                             ctx.run_id)  # fmt: skip
                     ctx.stats.actions[outcome] += 1
@@ -72,7 +79,8 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
                     warn(ctx, f"summary of {user_id} not rebuilt: {str(exc)[:200]}")
                     status = "failed"
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, ctx.settings, request.batch_key, user_id, status, ctx.run_id)
+            await ledger.close_requests(conn, ctx.settings, request.batch_key, user_id, status, ctx.run_id,
+                                        "files_gone" if request.batch_key in gone else None)  # fmt: skip
     return written
 
 

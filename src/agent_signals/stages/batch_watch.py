@@ -126,10 +126,12 @@ async def with_answered(ctx: RunContext, pending: list[Pending]) -> list[Pending
     conversations were deleted or unflagged since is still collected: their requests close, their batch too)."""
     if not batch_aware(ctx):
         return pending
-    async with ctx.pool.connection() as conn:
-        waiting = await ledger.waiting(conn, ctx.settings, None)
+    async with ctx.pool.connection() as conn:  # ids only: the shards load what each user's requests showed
+        batches = await ledger.open_batches(conn, ctx.settings)
+        ended = [b.batch_key for b in batches if b.status == "ended" and b.purpose == "extract"]
+        users = await ledger.users_waiting_in(conn, ctx.settings, ended) if ended else []
     known = {p.user_id for p in pending}
-    return [*pending, *(Pending(u, 0) for u, r in waiting.items() if not r[0].out and u not in known)]
+    return [*pending, *(Pending(u, 0) for u in users if u not in known)]
 
 
 async def settle(ctx: RunContext) -> None:
