@@ -223,20 +223,20 @@ def test_a_crash_while_applying_is_finished_by_the_next_run_and_no_answer_is_app
         run(over(server, url, batch_mode="provider", shards=1, concurrency=1))
         (batch_id,) = batch_ids(server)
         server.finish(batch_id)
-        real = apply_users.apply_user
+        real = apply_users.apply_users
         applied: list[str] = []
 
-        async def dies_after_two(conn, settings, user_id, *args, **kwargs):
+        async def dies_after_two(conn, settings, writes, **kwargs):  # the second group of two never written
             if len(applied) == 2:
                 raise SystemExit("killed while applying")
-            result = await real(conn, settings, user_id, *args, **kwargs)
-            applied.append(user_id)
+            result = await real(conn, settings, writes, **kwargs)
+            applied.extend(w.user_id for w in writes)
             return result
 
         with monkeypatch.context() as patched:
-            patched.setattr(apply_users, "apply_user", dies_after_two)
+            patched.setattr(apply_users, "apply_users", dies_after_two)
             with pytest.raises(SystemExit):
-                run(over(server, url, batch_mode="provider", shards=1, concurrency=1))
+                run(over(server, url, batch_mode="provider", shards=1, shard_size=2, shards_in_flight=1))
         assert rows(url, "select count(*) from ops.batch_requests where status = 'applied'") == [(2,)]
         before = rows(url, FINAL)
         finished = run(over(server, url, batch_mode="provider", shards=1))

@@ -121,7 +121,7 @@ def test_the_decay_statements_score_and_archive_as_the_python_formula(conn, sett
 @pytest.mark.db
 @pytest.mark.parametrize("decay", [DEFAULT, SLOW], ids=["default", "slow"])
 def test_the_caps_rule_reads_retention_with_the_configured_values(conn, settings, decay):
-    """The cap's deterministic rule demotes the lowest retention first: cap_signals computes it with the
+    """The cap's deterministic rule demotes the lowest retention first: apply_cap_signals computes it with the
     configured scale and boost, not the SQL function's built-in defaults."""
     for i, (age, mentions) in enumerate(CASES):
         seen = AT - timedelta(days=age)
@@ -133,7 +133,7 @@ def test_the_caps_rule_reads_retention_with_the_configured_values(conn, settings
         )
     with conn.transaction():
         rows = conn.execute(
-            query(settings, "cap_signals"), {"user_id": "capped", **decay.query_params(AT)}
+            query(settings, "apply_cap_signals"), {"user_ids": ["capped"], **decay.query_params(AT)}
         ).fetchall()
     expected = sorted(decay.retention(age, max(mentions, 1)) for age, mentions in CASES)
-    assert sorted(row[8] for row in rows) == pytest.approx(expected, rel=1e-12)
+    assert sorted(row[9] for row in rows) == pytest.approx(expected, rel=1e-12)

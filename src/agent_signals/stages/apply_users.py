@@ -1,14 +1,14 @@
-"""The apply stage of a shard, user by user: each user's extracted proposals applied in one transaction of
-their own (apply.apply_user), with the run's reconciliation call for a write that crosses the core cap, and
-a replay's rehearsal around it (a dry run that rolls back); a failure leaves nothing of that user and is
-recorded."""
+"""The apply stage of a shard: its users' extracted proposals applied together in one transaction
+(apply.apply_users), with the run's reconciliation calls for users the write takes over the core cap, and a
+replay's rehearsal around each user (a dry run that rolls back); a failure leaves nothing of the users it
+touched, the group is halved until the failing user is found, recorded, and the others written."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from uuid import UUID
 
 import psycopg
 
@@ -17,14 +17,14 @@ from agent_signals.core.answers import ReconcileAnswer, parse_reconcile_answer
 from agent_signals.core.batching import UserBatch
 from agent_signals.core.prompts import CoreLine, render_reconcile
 from agent_signals.core.redaction import redacting_logger
-from agent_signals.stages.apply import Finish, apply_user
+from agent_signals.stages.apply import Finish, UserWrite, apply_users
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext
-from agent_signals.stages.extract import Asked, Extracted
+from agent_signals.stages.extract import Extracted
 from agent_signals.stages.failures import fail
 from agent_signals.stages.reconcile import Decide
 from agent_signals.store import batches
-from agent_signals.store.writer import Provenance
+from agent_signals.store.shard_writer import Provenance
 
 log = redacting_logger(__name__)
 
@@ -46,46 +46,70 @@ def reconciler(ctx: RunContext) -> Decide:
     return decide
 
 
-async def apply_safely(
-    ctx: RunContext, batch: UserBatch, extracted: Extracted, slots: asyncio.Semaphore
-) -> None:
-    """Never raises: one transaction for the user; a failure leaves nothing of it and is recorded."""
-    async with slots:
-        if ctx.stop.signal is not None:
-            return  # interrupted: no new write
-        try:
-            async with ctx.pool.connection() as conn:
-                counts = await apply_user(
-                    conn,
-                    ctx.settings,
-                    batch.user_id,
-                    extracted.proposals,
-                    batch.messages,
-                    provenance(ctx, extracted),
-                    quarantine=extracted.quarantine,
-                    rejected=extracted.rejected,
-                    summary=extracted.summary,
-                    decide=reconciler(ctx),
-                    at=ctx.until,
-                    dry_run=ctx.dry_run and ctx.rehearsal is None,  # a rehearsal rolls back after reading
-                    around=functools.partial(_rehearsed, ctx, conn, batch.user_id),
-                    finish=_closing(ctx, batch.user_id, extracted.asked),
-                )
-            ctx.stats.actions.update(counts)
-        except AlreadyApplied as exc:
-            log.warning("%s", exc)
-            ctx.stats.skipped_users["batch_applied_elsewhere"] += 1
-        except Exception as exc:  # a database error while applying, or a bug: this user only
-            log.exception("user %s failed at apply", batch.user_id)
-            # a lost connection is the database's fault; anything else may be this user's data every time
-            counted = not isinstance(exc, psycopg.OperationalError)
+async def apply_safely(ctx: RunContext, ready: Sequence[tuple[UserBatch, Extracted]]) -> None:
+    """Never raises: the shard's users written together (apply.apply_users: one transaction, one statement
+    per table). A group that fails is split in halves and each half written again, down to one user, so a
+    user whose rows the database refuses is isolated and recorded, and the others are written. A replay's
+    rehearsal writes each user alone (its `around` is one user's)."""
+    if ctx.rehearsal is not None:
+        for item in ready:
+            await _apply_group(ctx, [item])
+    elif ready:
+        await _apply_group(ctx, list(ready))
+
+
+async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> None:
+    if ctx.stop.signal is not None:
+        return  # interrupted: no new write
+    user_ids = [batch.user_id for batch, _e in group]
+    try:
+        async with ctx.pool.connection() as conn:
+            counts = await apply_users(
+                conn,
+                ctx.settings,
+                [_write(ctx, batch, extracted) for batch, extracted in group],
+                decide=reconciler(ctx),
+                at=ctx.until,
+                dry_run=ctx.dry_run and ctx.rehearsal is None,  # a rehearsal rolls back after reading
+                around=functools.partial(_rehearsed, ctx, conn, user_ids[0]) if ctx.rehearsal else None,
+                finish=_closing(ctx, group),
+            )
+        for user_counts in counts.values():
+            ctx.stats.actions.update(user_counts)
+    except AlreadyApplied as exc:  # those users' answers were written by another run: the others again
+        log.warning("%s", exc)
+        ctx.stats.skipped_users["batch_applied_elsewhere"] += len(exc.user_ids)
+        rest = [item for item in group if item[0].user_id not in exc.user_ids]
+        if rest:
+            await _apply_group(ctx, rest)
+    except psycopg.OperationalError as exc:  # the database's fault (a lost connection): nobody's data
+        log.exception("users %s failed at apply", ", ".join(user_ids))
+        for batch, _e in group:
             await fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
-                        counted=counted)  # fmt: skip
-            if counted and extracted.asked is not None and not ctx.dry_run:  # asked again, not applied again
-                async with ctx.pool.connection() as conn:
-                    await batches.close_requests(
-                        conn, ctx.settings, extracted.asked.batch_key, batch.user_id, "failed", ctx.run_id
-                    )
+                       counted=False)  # fmt: skip
+    except Exception as exc:  # a user's rows refused, or a bug: found by halving the group
+        if len(group) > 1:
+            half = len(group) // 2
+            await _apply_group(ctx, group[:half])
+            await _apply_group(ctx, group[half:])
+            return
+        (batch, extracted) = group[0]
+        log.exception("user %s failed at apply", batch.user_id)
+        await fail(
+            ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages, counted=True
+        )
+        if extracted.asked is not None and not ctx.dry_run:  # asked again, not applied again
+            async with ctx.pool.connection() as conn:
+                await batches.close_requests(
+                    conn, ctx.settings, extracted.asked.batch_key, batch.user_id, "failed", ctx.run_id
+                )
+
+
+def _write(ctx: RunContext, batch: UserBatch, extracted: Extracted) -> UserWrite:
+    return UserWrite(
+        batch.user_id, extracted.proposals, batch.messages, provenance(ctx, extracted), extracted.quarantine,
+        extracted.rejected, extracted.summary,
+    )  # fmt: skip
 
 
 def provenance(ctx: RunContext, extracted: Extracted) -> Provenance:
@@ -96,26 +120,39 @@ def provenance(ctx: RunContext, extracted: Extracted) -> Provenance:
     return Provenance(ctx.run_id, extracted.asked.prompt_version, extracted.asked.model)
 
 
-def _closing(ctx: RunContext, user_id: str, asked: Asked | None) -> Finish | None:
-    """For answers read from a provider batch: the user's waiting requests closed `applied` in the transaction
-    that writes them, so that a run killed before the commit leaves them waiting (the next run applies them)
-    and one killed after never applies them again. Another run that closed them first rolls this one back."""
-    if asked is None:
+def _closing(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> Finish | None:
+    """For answers read from a provider batch: the users' waiting requests closed `applied` in the
+    transaction that writes them, so that a run killed before the commit leaves them waiting (the next run
+    applies them) and one killed after never applies them again. Users whose requests another run closed
+    first roll this write back (AlreadyApplied), and the others are written again without them."""
+    asked = [(batch.user_id, extracted.asked) for batch, extracted in group if extracted.asked is not None]
+    if not asked:
         return None
 
     async def close(conn: psycopg.AsyncConnection) -> None:
-        if not await batches.close_requests(
-            conn, ctx.settings, asked.batch_key, user_id, "applied", ctx.run_id
-        ):
-            raise AlreadyApplied(
-                f"user {user_id}: the answers of batch {asked.batch_key} were applied by another run"
+        gone = [
+            (user_id, a.batch_key)
+            for user_id, a in asked
+            if not await batches.close_requests(
+                conn, ctx.settings, a.batch_key, user_id, "applied", ctx.run_id
             )
+        ]
+        if gone:
+            raise AlreadyApplied(gone)
 
     return close
 
 
 class AlreadyApplied(Exception):
-    """Another run applied these batch answers first (this write is rolled back)."""
+    """Another run applied these users' batch answers first (this write is rolled back)."""
+
+    def __init__(self, gone: list[tuple[str, UUID]]) -> None:
+        super().__init__(
+            "the answers of "
+            + ", ".join(f"user {user_id} in batch {key}" for user_id, key in gone)
+            + " were applied by another run"
+        )
+        self.user_ids = {user_id for user_id, _k in gone}
 
 
 @asynccontextmanager

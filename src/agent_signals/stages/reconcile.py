@@ -1,9 +1,9 @@
 """The write-time cap: at most limits.CORE_CAP active inferred core signals per user after any committed
 transaction. Decide, then write: the model is never asked while the user's transaction is open.
 
-When a user's write crosses the cap, apply's transaction stops there (CapCrossed) and rolls back, releasing
-every lock; `reconcile` asks the model (prompts/reconcile/v1: keep / merge / demote) with no transaction
-open; apply then writes again and `enforce_cap` carries out the plan (core/cap_plan.py) for the core set the
+When a write takes users over the cap, apply's transaction stops there (CapCrossed) and rolls back, releasing
+every lock; `reconcile` asks the model once per user over the cap (prompts/reconcile/v1: keep / merge /
+demote) with no transaction open; apply then writes again and `enforce_caps` carries out the plan (core/cap_plan.py) for the core set the
 model was shown. An answer that is invalid or leaves the user over the cap is finished by the deterministic
 rule (lowest retention demoted first, oldest last-seen as tie-break), as is a core set that changed in
 between (a concurrent write: counted `reconcile_stale`). Without a model (decide None) the rule decides at
@@ -21,11 +21,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from agent_signals.core.answers import InvalidAnswer, ReconcileAnswer
-from agent_signals.core.cap_plan import Shown, plan_cap, same_core, shown
+from agent_signals.core.cap_plan import CoreRow, OwnRow, Shown, plan_cap, same_core, shown
 from agent_signals.core.prompts import CoreLine
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.limits import CORE_CAP
-from agent_signals.store.writer import Writer
+from agent_signals.store.shard_writer import Provenance, ShardWriter
 
 log = redacting_logger(__name__)
 
@@ -34,11 +34,11 @@ Decide = Callable[[list[CoreLine], list[CoreLine], int], Awaitable[ReconcileAnsw
 
 
 class CapCrossed(Exception):
-    """Raised inside the user's write transaction (rolling it back) when its writes crossed the cap and the
-    model has not been asked yet; carries what to show it."""
+    """Raised inside the write transaction (rolling it back) when its writes took users over the cap and the
+    model has not been asked yet; carries what to show it, by user."""
 
-    def __init__(self, shown: Shown) -> None:
-        super().__init__(f"{len(shown.core)} core signals over a cap of {CORE_CAP}")
+    def __init__(self, shown: dict[str, Shown]) -> None:
+        super().__init__(f"{len(shown)} user(s) over a core cap of {CORE_CAP}")
         self.shown = shown
 
 
@@ -68,33 +68,52 @@ async def reconcile(decide: Decide, shown: Shown, user_id: str) -> Reconciliatio
     return Reconciliation(shown, answer, counts)
 
 
-async def enforce_cap(writer: Writer, reconciliation: Reconciliation | None, *, ask: bool) -> None:
-    """Bring the writer's user back under the cap, within its open transaction. Over the cap with `ask` and
-    no reconciliation yet: raises CapCrossed (the caller rolls back and reconciles)."""
-    core, own = await writer.core_signals()
-    if len(core) <= CORE_CAP:
+async def enforce_caps(
+    writer: ShardWriter,
+    provs: dict[str, Provenance],
+    reconciliations: dict[str, Reconciliation],
+    *,
+    ask: bool,
+) -> None:
+    """Bring the writer's touched users back under the cap, within its open transaction (one query for all of
+    them). Users over the cap with `ask` and no reconciliation yet: raises CapCrossed (the caller rolls back
+    and reconciles them)."""
+    users = sorted(u for u, touched in writer.touched.items() if touched)
+    if not users:
         return
-    if ask and reconciliation is None:
-        raise CapCrossed(shown(core, own))
+    over = {u: rows for u, rows in (await writer.core_signals(users)).items() if len(rows[0]) > CORE_CAP}
+    crossed = {u: shown(core, own) for u, (core, own) in over.items() if ask and u not in reconciliations}
+    if crossed:
+        raise CapCrossed(crossed)
+    for user_id, (core, own) in over.items():
+        await _enforce(writer, user_id, provs[user_id], core, own, reconciliations.get(user_id))
+
+
+async def _enforce(
+    writer: ShardWriter, user_id: str, prov: Provenance, core: list[CoreRow], own: list[OwnRow],
+    reconciliation: Reconciliation | None,
+) -> None:  # fmt: skip
+    counts = writer.counts[user_id]
     answer = None
     if reconciliation is not None:
         asked = same_core(reconciliation.shown, core, own)
         if asked is not None:
             core, answer = asked, reconciliation.answer  # the handles the model was shown
         else:
-            log.warning("user %s: the core set changed since the model was asked; the cap rule decides",
-                        writer.user_id)  # fmt: skip
-            writer.counts["reconcile_stale"] += 1
+            log.warning(
+                "user %s: the core set changed since the model was asked; the cap rule decides", user_id
+            )
+            counts["reconcile_stale"] += 1
     plan = plan_cap(core, own, answer)
     if plan.invalid is not None:
         log.warning(
-            "user %s: reconciliation answer rejected (%s); the cap rule decides", writer.user_id, plan.invalid
+            "user %s: reconciliation answer rejected (%s); the cap rule decides", user_id, plan.invalid
         )
-        writer.counts["reconcile_invalid"] += 1
+        counts["reconcile_invalid"] += 1
     for reason in plan.refused:
-        log.warning("user %s: a merge was refused: its text %s", writer.user_id, reason)
-        writer.counts["merge_refused"] += 1
+        log.warning("user %s: a merge was refused: its text %s", user_id, reason)
+        counts["merge_refused"] += 1
     for merge in plan.merges:
-        await writer.merge(merge.survivor, merge.absorbed, merge.content)
+        await writer.merge(user_id, prov, merge.survivor, merge.absorbed, merge.content)
     for demote in plan.demotes:
-        await writer.demote(demote.row, demote.reason)
+        await writer.demote(user_id, prov, demote.row, demote.reason)

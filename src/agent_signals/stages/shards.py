@@ -118,7 +118,6 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
             batches = await load_batches(conn, ctx.settings, split.free, ctx.window)
     if ctx.rehearsal is not None:
         batches = [ctx.rehearsal.shown(batch) for batch in batches]
-    slots = asyncio.Semaphore(ctx.settings.concurrency)  # this shard's writes (its pool's connections)
     started: dict[str, float] = {}
     with timed(ctx, "process.extract"):
         if batched.batching(ctx):  # sent in a provider batch; applied by the run that collects the answers
@@ -140,7 +139,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     with timed(ctx, "process.embed"):
         passed = await embed_safely(ctx, ready)
     with timed(ctx, "process.apply"):
-        await asyncio.gather(*(apply_safely(ctx, b, r, slots) for b, r in passed.values()))
+        await apply_safely(ctx, list(passed.values()))
     done = [b for b, _p in extracted if b.user_id in started]
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])

@@ -362,5 +362,5 @@ async def record_failure(
                 "run_id": run_id,
             },
         )
-        await conn.execute(query(settings, "resolve_failures"), {"user_id": user_id, "run_id": run_id})
+        await conn.execute(query(settings, "resolve_failures"), {"user_ids": [user_id], "run_id": run_id})
         return RecordedFailure(attempt, cur.rowcount)

@@ -96,7 +96,7 @@ def event(conn: psycopg.Connection, settings: Settings, event_id: int) -> dict[s
 
 
 def _lock_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
-    conn.execute(query(settings, "lock_user"), {"user_id": user_id})
+    conn.execute(query(settings, "lock_users"), {"user_ids": [user_id]})
 
 
 def _record_undo(conn: psycopg.Connection, settings: Settings, event: dict[str, Any], after: dict) -> None:

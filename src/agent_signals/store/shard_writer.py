@@ -1,0 +1,424 @@
+"""The write path's statements for a group of users (a shard, or one user alone), in the transaction its
+caller opened (stages/apply.py): set-based. Rows built in Python go to the database as polars frames,
+COPYed into staging tables (sql/queries/apply_staging.sql) or straight into the tables nothing else
+refers to (events, quarantine, rejected actions); each table is then written by one statement for the
+whole group. Every statement is a file of sql/queries/; re-running the same writes changes nothing.
+
+A user's proposals are applied in order, each seeing what the ones before it wrote (an answer can create a
+signal and restate it in its next action). The group goes in rounds: round r resolves and writes the r-th
+proposal of every user with that many, so a round's statements never see two proposals of one user, and
+the number of statements follows the longest answer in the group, not the number of users.
+
+Per round: the candidates COPYed, resolved against the signals as they are (apply_resolve.sql: the target of
+an update, the signal the candidate restates); then the new signals with their events and evidence
+(apply_create.sql), the rewrites with the evidence of the signals restated or updated (apply_rewrite_cite.sql),
+the mention counts of the signals that changed (apply_sync_mentions.sql) and their events (COPY)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID, uuid4, uuid5
+
+import polars as pl
+import psycopg
+from psycopg.rows import dict_row
+
+from agent_signals.config import Settings
+from agent_signals.core import decay
+from agent_signals.core.batching import SourceMessage
+from agent_signals.core.cap_plan import CoreRow, OwnRow
+from agent_signals.core.redaction import redact_fields, redact_value
+from agent_signals.core.screen import redact
+from agent_signals.core.text import normalize_content
+from agent_signals.core.validate import Proposal, Rejection
+from agent_signals.store.embeddings import vector_text
+from agent_signals.store.sqlfiles import query
+
+SIGNAL_NAMESPACE = UUID("6f1c2b7e-3d5a-4e8f-9b1a-2c4d6e8fa0b1")
+
+
+def signal_id_for(user_id: str, normalized: str) -> UUID:
+    """Deterministic id of a new inferred signal: replays of the same window create the same ids."""
+    return uuid5(SIGNAL_NAMESPACE, f"{user_id}\x00{normalized}")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    run_id: UUID
+    prompt_version: str
+    model: str
+
+
+def last_read(read: Sequence[SourceMessage]) -> list[SourceMessage]:
+    """The last message read in each conversation (where its watermark moves to)."""
+    last: dict[str, SourceMessage] = {}
+    for message in read:
+        seen = last.get(message.conversation_id)
+        if seen is None or (message.created_at, message.message_id) > (seen.created_at, seen.message_id):
+            last[message.conversation_id] = message
+    return list(last.values())
+
+
+# The frames COPYed, by table: column -> polars type (text for vectors, uuids and JSON).
+TEXT, INT, BOOL, TIME = pl.String, pl.Int64, pl.Boolean, pl.Datetime("us", "UTC")
+FRAMES: dict[str, dict[str, Any]] = {
+    "pg_temp.apply_candidates": {
+        "seq": INT, "user_id": TEXT, "normalized": TEXT, "kind": TEXT, "exclusive": BOOL, "embedding": TEXT,
+        "target": TEXT,
+    },
+    "pg_temp.apply_new_signals": {
+        "signal_id": TEXT, "user_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT,
+        "first_seen_at": TIME, "last_seen_at": TIME, "embedding": TEXT, "mentions": INT, "run_id": TEXT,
+        "prompt_version": TEXT, "model": TEXT,
+    },
+    "pg_temp.apply_new_evidence": {
+        "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
+    },
+    "pg_temp.apply_cited_evidence": {
+        "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
+    },
+    "pg_temp.apply_rewrites": {
+        "signal_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT, "embedding": TEXT,
+    },
+    "signals.events": {
+        "signal_id": TEXT, "user_id": TEXT, "run_id": TEXT, "action": TEXT, "actor": TEXT,
+        "prompt_version": TEXT, "model": TEXT, "before": TEXT, "after": TEXT,
+    },
+    "ops.quarantine": {
+        "run_id": TEXT, "user_id": TEXT, "content": TEXT, "kind": TEXT, "tier": TEXT, "evidence": TEXT,
+        "reason": TEXT,
+    },
+    "ops.rejected_actions": {
+        "run_id": TEXT, "user_id": TEXT, "stage": TEXT, "action": TEXT, "messages": TEXT, "reason": TEXT,
+        "prompt_version": TEXT, "model": TEXT,
+    },
+}  # fmt: skip
+
+
+def frame(table: str, rows: Iterable[tuple]) -> pl.DataFrame:
+    """Rows for `table` as a polars frame of its COPY columns (FRAMES)."""
+    return pl.DataFrame(list(rows), schema=FRAMES[table], orient="row")
+
+
+async def copy_frame(conn: psycopg.AsyncConnection, table: str, data: pl.DataFrame) -> None:
+    """A frame COPYed into `table` as CSV (null: an unquoted empty field; an empty string is quoted)."""
+    if data.is_empty():
+        return
+    columns = ", ".join(data.columns)
+    cur = conn.cursor()
+    async with cur.copy(f"copy {table} ({columns}) from stdin (format csv)") as copy:
+        await copy.write(data.write_csv(include_header=False).encode())
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, default=str)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class _Signal:
+    """A signal as a resolve saw it."""
+
+    signal_id: UUID
+    origin: str
+    status: str
+    snapshot: dict[str, Any]
+
+
+@dataclass
+class _Sync:
+    """A signal whose evidence may have grown this round: its event once its mentions are synced."""
+
+    signal_id: UUID
+    user_id: str
+    action: str  # reinforce | update
+    before: dict[str, Any]
+    prov: Provenance
+    always: bool  # an update is logged even when no message is new
+
+
+class ShardWriter:
+    """The statements of one group's write transaction; `counts[user]` says what they did for a user,
+    `touched[user]` which of the user's signals they created or changed."""
+
+    def __init__(self, conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID, at: datetime):
+        self.conn = conn
+        self.settings = settings
+        self.run_id = run_id
+        self.at = at  # the run's time: decay is decided at it
+        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+        self.touched: dict[str, set[UUID]] = defaultdict(set)
+
+    async def _rows(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        cur = self.conn.cursor(row_factory=dict_row)
+        await cur.execute(query(self.settings, name), params)
+        return await cur.fetchall() if cur.description else []
+
+    async def begin(self, user_ids: Sequence[str]) -> None:
+        """The staging tables of this connection, and the users' write locks (user id order)."""
+        await self.conn.execute(query(self.settings, "apply_staging"))
+        await self._rows("lock_users", {"user_ids": sorted(user_ids)})
+
+    async def _events(self, rows: list[tuple]) -> None:
+        """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
+        redacted."""
+        await copy_frame(self.conn, "signals.events", frame("signals.events", (
+            (str(signal_id), user_id, str(self.run_id), action, actor, prov.prompt_version if prov else None,
+             prov.model if prov else None, _json(redact_fields(before)) if before is not None else None,
+             _json(redact_fields(after)) if after is not None else None)
+            for signal_id, user_id, action, actor, prov, before, after in rows
+        )))  # fmt: skip
+
+    # the proposals, round by round
+
+    async def write(self, proposals: Sequence[tuple[str, Provenance, Proposal]]) -> None:
+        """One round: at most one proposal per user, each applied as if alone (creates, updates,
+        reinforcements, evidence, events)."""
+        assert len({user_id for user_id, _p, _q in proposals}) == len(proposals), "one proposal per user"
+        exclusive = self.settings.exclusive_kinds
+        await copy_frame(self.conn, "pg_temp.apply_candidates", frame("pg_temp.apply_candidates", (
+            (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
+             str(p.target.signal_id) if p.action == "update" and p.target is not None else None)
+            for seq, (user_id, _prov, p) in enumerate(proposals)
+        )))  # fmt: skip
+        resolved = await self._rows("apply_resolve", {"threshold": self.settings.near_duplicate_similarity})
+        creates: list[tuple[str, Provenance, Proposal]] = []
+        rewrites: list[tuple[UUID, Proposal]] = []
+        syncs: list[_Sync] = []
+        for row in resolved:
+            user_id, prov, p = proposals[row["seq"]]
+            target = _found(row, "target")
+            live = target is not None and target.origin == "inferred" and target.status == "active"
+            if p.action == "update" and live and p.target is not None and p.normalized == p.target.normalized:
+                syncs.append(_Sync(target.signal_id, user_id, "reinforce", target.snapshot, prov, False))
+                continue
+            existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
+            if existing is not None:
+                self._restated(user_id, prov, existing, syncs)
+            elif p.action == "update" and live:
+                rewrites.append((target.signal_id, p))
+                syncs.append(_Sync(target.signal_id, user_id, "update", target.snapshot, prov, True))
+            else:  # a create, or an update whose signal changed since the prompt was built: treat as new
+                creates.append((user_id, prov, p))
+        await self._create(creates)
+        await self._rewrite_cite(rewrites, syncs, {user_id: p for user_id, _prov, p in proposals})
+        await self._sync(syncs)
+
+    def _restated(self, user_id: str, prov: Provenance, existing: _Signal, syncs: list[_Sync]) -> None:
+        if existing.origin == "manual":
+            self.counts[user_id]["skipped_manual"] += 1  # the user's own word wins
+        elif existing.status == "deleted":
+            self.counts[user_id]["skipped_tombstone"] += 1  # the user deleted it: never silently re-created
+        else:
+            syncs.append(_Sync(existing.signal_id, user_id, "reinforce", existing.snapshot, prov, False))
+
+    async def _create(self, creates: list[tuple[str, Provenance, Proposal]]) -> None:
+        """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
+        updated away from this one) is written again under a new id."""
+        ids = [signal_id_for(user_id, p.normalized) for user_id, _prov, p in creates]
+        while creates:
+            await copy_frame(self.conn, "pg_temp.apply_new_signals", frame("pg_temp.apply_new_signals", (
+                (str(signal_id), user_id, p.content, p.normalized, p.kind, p.tier,
+                 _utc(min(c.message.created_at for c in p.evidence)),
+                 _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
+                 # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
+                 len({(c.message.conversation_id, c.message.message_id) for c in p.evidence}),
+                 str(prov.run_id), prov.prompt_version, prov.model)
+                for signal_id, (user_id, prov, p) in zip(ids, creates, strict=True)
+            )))  # fmt: skip
+            await copy_frame(self.conn, "pg_temp.apply_new_evidence", frame("pg_temp.apply_new_evidence", (
+                (str(signal_id), c.message.conversation_id, c.message.message_id, c.quote,
+                 _utc(c.message.created_at))
+                for signal_id, (_u, _prov, p) in zip(ids, creates, strict=True) for c in p.evidence
+            )))  # fmt: skip
+            created = {
+                row["signal_id"]: row["status"]
+                for row in await self._rows("apply_create", decay.query_params(self.settings, self.at))
+            }
+            taken = []
+            for signal_id, create in zip(ids, creates, strict=True):
+                user_id = create[0]
+                if signal_id not in created:
+                    taken.append(create)
+                    continue
+                self.touched[user_id].add(signal_id)
+                self.counts[user_id]["created"] += 1
+                if created[signal_id] == "archived":  # too old to stay: decay would archive it at once
+                    self.counts[user_id]["archived"] += 1
+            creates, ids = taken, [uuid4() for _c in taken]
+
+    async def _rewrite_cite(
+        self, rewrites: list[tuple[UUID, Proposal]], syncs: list[_Sync], cites: dict[str, Proposal]
+    ) -> None:
+        """The updates' new texts and the evidence of every signal restated or updated (apply_rewrite_cite.sql);
+        a reinforcement that cites no new message changes nothing (`unchanged`: a replay)."""
+        if not syncs:
+            return
+        await copy_frame(self.conn, "pg_temp.apply_rewrites", frame("pg_temp.apply_rewrites", (
+            (str(signal_id), p.content, p.normalized, p.kind, p.tier, vector_text(p.embedding))
+            for signal_id, p in rewrites
+        )))  # fmt: skip
+        await copy_frame(self.conn, "pg_temp.apply_cited_evidence", frame("pg_temp.apply_cited_evidence", (
+            (str(s.signal_id), c.message.conversation_id, c.message.message_id, c.quote, _utc(c.message.created_at))
+            for s in syncs for c in cites[s.user_id].evidence
+        )))  # fmt: skip
+        new = {
+            row["signal_id"]: row["new"]
+            for row in await self._rows("apply_rewrite_cite", {"run_id": self.run_id})
+        }
+        kept = [s for s in syncs if s.always or new.get(s.signal_id)]
+        for s in syncs:
+            if s not in kept:
+                self.counts[s.user_id]["unchanged"] += 1  # every cited message was already evidence
+        syncs[:] = kept
+
+    async def _sync(self, syncs: list[_Sync]) -> None:
+        """The mention counts of the signals that changed, and their events."""
+        if not syncs:
+            return
+        after = {
+            row["signal_id"]: row["snapshot"]
+            for row in await self._rows("apply_sync_mentions", {"signal_ids": [s.signal_id for s in syncs]})
+        }
+        await self._events([
+            (s.signal_id, s.user_id, s.action, "pipeline", s.prov, s.before, after[s.signal_id]) for s in syncs
+        ])  # fmt: skip
+        for s in syncs:
+            self.touched[s.user_id].add(s.signal_id)  # an archived signal mentioned again comes back
+            self.counts[s.user_id]["updated" if s.action == "update" else "reinforced"] += 1
+
+    # the cap
+
+    async def core_signals(self, user_ids: Sequence[str]) -> dict[str, tuple[list[CoreRow], list[OwnRow]]]:
+        """By user: the active inferred core signals, oldest first (locked), and the user's own signals."""
+        rows = await self._rows(
+            "apply_cap_signals", {"user_ids": list(user_ids), **decay.query_params(self.settings, self.at)}
+        )
+        found: dict[str, tuple[list[CoreRow], list[OwnRow]]] = {u: ([], []) for u in user_ids}
+        for r in rows:
+            core, own = found[r["user_id"]]
+            if r["origin"] == "inferred":
+                core.append(CoreRow(r["signal_id"], r["content"], r["kind"], r["mention_count"], r["last_seen_at"],
+                                    r["retention"], r["snapshot"], r["signal_id"] in self.touched[r["user_id"]]))  # fmt: skip
+            else:
+                own.append(OwnRow(r["content"], r["kind"]))
+        return found
+
+    async def merge(
+        self, user_id: str, prov: Provenance, survivor: CoreRow, absorbed: Sequence[CoreRow], content: str
+    ) -> None:
+        """The reconciler's merge: the absorbed signals point at the survivor, which takes their evidence
+        and the new text (unless another signal of the user already has that text)."""
+        copied: list[Any] = []
+        for row in absorbed:
+            (result,) = await self._rows(
+                "absorb_signal",
+                {"signal_id": row.signal_id, "survivor_id": survivor.signal_id, "run_id": self.run_id},
+            )
+            copied.extend(result["copied"])
+        normalized = normalize_content(content)
+        clash = await self._rows("find_signal_by_text", {"user_id": user_id, "normalized": normalized})
+        if not clash or clash[0]["signal_id"] == survivor.signal_id:
+            await self._rows(
+                "rewrite_signal",
+                {"signal_id": survivor.signal_id, "content": content, "normalized": normalized,
+                 "kind": survivor.kind, "tier": "core", "embedding": None},
+            )  # fmt: skip
+        (after,) = await self._rows("apply_sync_mentions", {"signal_ids": [survivor.signal_id]})
+        await self._events([(
+            survivor.signal_id, user_id, "merge", "reconciler", prov,
+            {"survivor": survivor.snapshot, "absorbed": [r.snapshot for r in absorbed]},
+            {"survivor": after["snapshot"], "absorbed": [str(r.signal_id) for r in absorbed], "copied": copied},
+        )])  # fmt: skip
+        self.counts[user_id]["merged"] += len(absorbed)
+
+    async def demote(self, user_id: str, prov: Provenance, row: CoreRow, reason: str) -> None:
+        """A core signal to contextual; `reason` says who decided (reconciler, cap_rule)."""
+        (after,) = await self._rows("set_tier", {"signal_id": row.signal_id, "tier": "contextual"})
+        await self._events([
+            (row.signal_id, user_id, "demote", "reconciler", prov, row.snapshot, {**after["snapshot"], "reason": reason})
+        ])  # fmt: skip
+        self.counts[user_id]["demoted"] += 1
+
+    # the rest of the group's transaction
+
+    async def summarize(self, summaries: Sequence[tuple[str, Provenance, str]]) -> None:
+        """The extraction answers' summaries of exactly what was written (no separate summary call)."""
+        if not summaries:
+            return
+        written = await self._rows(
+            "apply_summaries",
+            {
+                "user_ids": [u for u, _p, _s in summaries],
+                "summaries": [" ".join(s.split()) for _u, _p, s in summaries],
+                "models": [p.model for _u, p, _s in summaries],
+                "prompt_versions": [p.prompt_version for _u, p, _s in summaries],
+                "run_id": self.run_id,
+            },
+        )
+        for row in written:
+            self.counts[row["user_id"]]["summarized_inline"] += 1
+
+    async def close_out(self, users: Sequence[UserClose]) -> None:
+        """What needs no answer: the quarantined candidates, the rejected actions (redacted), the watermarks
+        past every message read (released set-aside messages among them are read again) and the users'
+        failures resolved."""
+        run_id = str(self.run_id)
+        await copy_frame(self.conn, "ops.quarantine", frame("ops.quarantine", (
+            (run_id, u.user_id, redact(p.content), p.kind, p.tier,
+             _json([{"conversation_id": c.message.conversation_id, "message_id": c.message.message_id,
+                     "quote": redact(c.quote)} for c in p.evidence]),
+             redact(reason))
+            for u in users for p, reason in u.quarantine
+        )))  # fmt: skip
+        await copy_frame(self.conn, "ops.rejected_actions", frame("ops.rejected_actions", (
+            (run_id, u.user_id, r.stage, _json(redact_value(r.written)),
+             _json([{"conversation_id": m.conversation_id, "message_id": m.message_id} for m in r.cites]),
+             redact(r.reason), u.prov.prompt_version, u.prov.model)
+            for u in users for r in u.rejected
+        )))  # fmt: skip
+        for u in users:
+            if u.quarantine:
+                self.counts[u.user_id]["quarantined"] += len(u.quarantine)
+        last = [(u.user_id, m) for u in users for m in last_read(u.read)]
+        if last:
+            await self._rows(
+                "advance_watermark",
+                {"conversation_ids": [m.conversation_id for _u, m in last], "user_ids": [u for u, _m in last],
+                 "message_ats": [m.created_at for _u, m in last], "message_ids": [m.message_id for _u, m in last],
+                 "run_id": self.run_id},
+            )  # fmt: skip
+        read = [m for u in users for m in u.read]
+        await self._rows(
+            "mark_read_again",
+            {"conversation_ids": [m.conversation_id for m in read], "message_ids": [m.message_id for m in read],
+             "run_id": self.run_id},
+        )  # fmt: skip
+        await self._rows("resolve_failures", {"user_ids": [u.user_id for u in users], "run_id": self.run_id})
+
+
+@dataclass(frozen=True)
+class UserClose:
+    """What close_out writes for one user."""
+
+    user_id: str
+    prov: Provenance
+    quarantine: Sequence[tuple[Proposal, str]]
+    rejected: Sequence[Rejection]
+    read: Sequence[SourceMessage]
+
+
+def _found(row: dict[str, Any], prefix: str) -> _Signal | None:
+    if row[f"{prefix}_id"] is None:
+        return None
+    return _Signal(
+        row[f"{prefix}_id"], row[f"{prefix}_origin"], row[f"{prefix}_status"], row[f"{prefix}_snapshot"]
+    )
