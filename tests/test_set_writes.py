@@ -1,0 +1,110 @@
+"""The set-based write path (store/shard_writer.py): a shard's users written in one transaction, one statement
+per table; a user whose rows the database refuses is isolated (the shard halved down to them), recorded, and
+the others written; an answer whose actions restate each other is applied in order, as one user's would be.
+Real flows, a real PostgreSQL, the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from agent_signals.config import Settings
+from agent_signals.flows.extract import extract_signals
+from tests.builders import conversation, load_conversations
+from tests.fakes import user_texts
+
+USERS = [f"u{i}" for i in range(1, 8)]
+
+# A trigger standing in for any row the database refuses (a constraint, a guard): u5's new signals.
+REFUSE_U5 = """
+create function public.refuse_u5() returns trigger language plpgsql as $$
+begin
+    if new.user_id = 'u5' then raise exception 'refused for the test: %', new.user_id; end if;
+    return new;
+end $$;
+create trigger refuse_u5 before insert on signals.signals for each row execute function public.refuse_u5();
+"""
+ALLOW_U5 = "drop trigger refuse_u5 on signals.signals; drop function public.refuse_u5();"
+
+
+def run(settings: Settings) -> dict:
+    return asyncio.run(extract_signals(kind="manual", settings=settings))
+
+
+def create(content: str, quote: str, tier: str = "core", kind: str = "role") -> dict:
+    return {"action": "create", "content": content, "tier": tier, "kind": kind,
+            "evidence": [{"message": "m1", "quote": quote}]}  # fmt: skip
+
+
+def pilot_answer(prompt) -> str:
+    text = user_texts(prompt)
+    return json.dumps(
+        {"actions": [create("Works as a pilot", "I'm a pilot")] if "I'm a pilot" in text else []}
+    )
+
+
+def signals_by_user(conn) -> dict[str, int]:
+    rows = conn.execute("select user_id, count(*) from signals.signals group by user_id").fetchall()
+    return dict(rows)
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_user_whose_rows_are_refused_is_isolated_and_the_rest_of_the_shard_is_written(
+    conn, settings_with, scripted
+):
+    settings = settings_with(shards=1, failing_user_backoff_s=0)  # every user in one shard: one group
+    scripted.script = pilot_answer
+    for user in USERS:
+        load_conversations(conn, settings, conversation(f"c-{user}", user, [("user", "I'm a pilot")]))
+    conn.execute(REFUSE_U5)
+    summary = run(settings)
+    assert summary["failures"] == 1
+    assert summary["actions"]["created"] == len(USERS) - 1
+    assert signals_by_user(conn) == {u: 1 for u in USERS if u != "u5"}
+    failed = conn.execute("select user_id, stage, resolved_at from ops.failures").fetchall()
+    assert failed == [("u5", "apply", None)]
+    watermarks = conn.execute("select user_id from signals.watermarks order by 1").fetchall()
+    assert [w for (w,) in watermarks] == [u for u in USERS if u != "u5"]  # u5 still pending
+
+    conn.execute(ALLOW_U5)
+    again = run(settings)
+    assert again["users"] == 1 and again["failures"] == 0 and again["actions"]["created"] == 1
+    assert signals_by_user(conn) == {u: 1 for u in USERS}
+    assert conn.execute("select count(*) from ops.failures where resolved_at is null").fetchone()[0] == 0
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_actions_of_one_answer_see_the_ones_before_them_and_a_rerun_changes_nothing(
+    conn, settings_with, scripted
+):
+    """Two users in one group; one's answer creates a signal and states it again in its next action (a
+    reinforcement of the signal the first action wrote, not a second signal), then a third, new one."""
+    settings = settings_with(shards=1)
+    scripted.script = lambda prompt: json.dumps({"actions": [
+        create("Works as a pilot", "I'm a pilot"),
+        create("works as a pilot", "a pilot"),
+        create("Prefers short answers", "I'm a pilot", tier="contextual", kind="communication"),
+    ]} if "ann" in user_texts(prompt) or "I'm a pilot" in user_texts(prompt) else {"actions": []})  # fmt: skip
+    load_conversations(conn, settings, conversation("c-ann", "ann", [("user", "ann here. I'm a pilot")]))
+    load_conversations(conn, settings, conversation("c-bob", "bob", [("user", "I'm a pilot, a pilot")]))
+    summary = run(settings)
+    assert summary["failures"] == 0
+    assert signals_by_user(conn) == {"ann": 2, "bob": 2}
+    events = conn.execute("select action, count(*) from signals.events group by 1 order by 1").fetchall()
+    assert events == [("create", 4)]  # the restatement cites the same message: nothing new to reinforce
+    assert summary["actions"]["unchanged"] == 2
+    before = conn.execute(
+        "select signal_id, mention_count, updated_at from signals.signals order by 1"
+    ).fetchall()
+    rerun = run(settings)
+    assert rerun["users"] == 0  # nothing new: no call, no write
+    after = conn.execute(
+        "select signal_id, mention_count, updated_at from signals.signals order by 1"
+    ).fetchall()
+    assert after == before
