@@ -120,6 +120,61 @@ def test_a_fact_found_by_two_signals_counts_once():
 
 
 @pytest.mark.unit
+def test_score_of_nothing_divides_by_zero_as_before():
+    """No signal and no fact: the frames are empty, the counts 0, the ratios 0.0 (None where the report
+    says so), no kind listed."""
+    report = evaluate.score([], evaluate.Dataset([], [], [], ["u"]))
+    assert report.as_dict() == {
+        "signals": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "expected_facts": 0, "found_facts": 0,
+        "recall_single_match": 0.0, "found_facts_single_match": 0, "wrong_speaker": 0, "wrong_speaker_rate": 0.0,
+        "negative_hits": {}, "tier_accuracy": None, "by_kind": {},
+    }  # fmt: skip
+    # signals but no fact, then facts but no signal
+    assert evaluate.score([signal("Has a dog", "m1")], evaluate.Dataset([], [], [], ["u"])).as_dict()["by_kind"] == {
+        "role": {"signals": 1, "precision": 0.0, "expected_facts": 0, "recall": None}
+    }  # fmt: skip
+    report = evaluate.score([], evaluate.Dataset([], styx_journey_dog(), [], ["u"]))
+    assert (report.expected_facts, report.found_facts, report.recall) == (3, 0, 0.0)
+    assert report.as_dict()["by_kind"] == {
+        "unlabelled": {"signals": 0, "precision": None, "expected_facts": 3, "recall": 0.0}
+    }  # a fact without kind_hint is counted as unlabelled
+
+
+@pytest.mark.unit
+def test_a_kind_with_no_gold_facts_and_one_with_no_signals_share_the_table():
+    facts = [
+        GoldFact("role", "u", "I am a nurse.", True, frozenset({("c1", "m1")}), "role"),
+        GoldFact("pet", "u", "I have a dog.", True, frozenset({("c1", "m3")}), "personal"),
+        GoldFact("neg", "u", "We use Postgres.", False, frozenset({("c1", "m2")}), "team"),  # not expected
+    ]
+    signals = [
+        StoredSignal("1", "u", "Works as a nurse", "role", "core", frozenset({("c1", "m1")})),
+        StoredSignal("2", "u", "Writes in short sentences", "writing", "core", frozenset({("c1", "m4")})),
+        StoredSignal("3", "u", "Uses Postgres", "expertise", "core", frozenset({("c1", "m2")})),
+    ]
+    by_kind = evaluate.score(signals, evaluate.Dataset([], facts, [], ["u"])).as_dict()["by_kind"]
+    assert by_kind == {
+        "expertise": {"signals": 1, "precision": 0.0, "expected_facts": 0, "recall": None},
+        "personal": {"signals": 0, "precision": None, "expected_facts": 1, "recall": 0.0},
+        "role": {"signals": 1, "precision": 1.0, "expected_facts": 1, "recall": 1.0},
+        "writing": {"signals": 1, "precision": 0.0, "expected_facts": 0, "recall": None},
+    }  # sorted by kind; a negative fact's kind is no row of its own ("team")
+
+
+@pytest.mark.unit
+def test_ratios_are_rounded_by_python_not_by_polars():
+    """1 right of 160: Python's round(0.00625, 4) is 0.0063 (the double is a hair above the half); polars'
+    round(4) gives 0.0062. The table keeps the figure eval printed before polars computed it."""
+    signals = [signal("Has a son in junior high", "m1")] + [
+        signal(f"Owns sailboat number {i}", "m2") for i in range(159)
+    ]
+    report = evaluate.score(
+        signals, evaluate.Dataset([], [fact("son", "My son is in junior high.", "m1")], [], ["u"])
+    )
+    assert report.as_dict()["by_kind"]["role"]["precision"] == 0.0063 == report.as_dict()["precision"]
+
+
+@pytest.mark.unit
 def test_a_dataset_that_points_nowhere_is_refused_with_its_path():
     raw = json.loads(TINY.read_text())
     raw["users"][1]["facts"][0]["evidence"] = [{"conversation_id": "bo-1", "message_index": 99}]
@@ -127,6 +182,37 @@ def test_a_dataset_that_points_nowhere_is_refused_with_its_path():
         evaluate.read_dataset(raw, "tiny.json")
     with pytest.raises(evaluate.DatasetError, match="not an evaluation dataset"):
         evaluate.read_dataset({"users": {}}, "x.json")
+
+
+def stored(signal_id: str, content: str, tier: str, *messages: str) -> StoredSignal:
+    return StoredSignal(signal_id, "u", content, "role", tier, frozenset(("c1", m) for m in messages))
+
+
+@pytest.mark.unit
+def test_replay_pairs_the_same_text_in_order_then_by_the_matcher():
+    """The same text twice written and once stored: the first written pairs with it (re-tiered here), the
+    second is left to the matcher; a reworded signal citing the same message is a change, the rest drops."""
+    from agent_signals.evaluation.replay import Diff, compare
+
+    styx, journey = stored("s1", "Likes Styx", "contextual", "m1"), stored("s2", "Journey fan", "core", "m2")
+    stamps = stored("s3", "Collects stamps", "core", "m9")
+    first, second = stored("w1", "likes styx.", "core", "m1"), stored("w2", "Likes Styx", "core", "m1")
+    reworded = stored("w3", "Is a Journey fan", "core", "m2")
+    diff = Diff()
+    compare([first, second, reworded], [styx, journey, stamps], diff)
+    assert diff.retier == [(styx, first)] and diff.unchanged == 0
+    assert diff.change == [(journey, reworded)] and diff.add == [second] and diff.drop == [stamps]
+    empty = Diff()
+    compare([], [], empty)
+    compare([first], [], empty)
+    compare([], [styx], empty)
+    assert (empty.add, empty.drop, empty.change, empty.retier, empty.unchanged) == (
+        [first],
+        [styx],
+        [],
+        [],
+        0,
+    )
 
 
 @pytest.mark.db

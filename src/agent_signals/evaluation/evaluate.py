@@ -12,13 +12,18 @@ Scoring, with evaluation.matching's matcher (documented in docs/evaluation.md, t
   fact it matches: a consolidated signal finds each). A fact found by two signals counts once. The
   single-match recall (only each signal's most similar fact found) is reported beside it for comparison;
 - wrong-speaker: signals matching no fact of their user but stating one of the other speaker's facts.
+
+The matcher is pairwise and stays Python (matches()); what is counted from its verdicts (the totals, the
+negatives by kind, the table by kind) is polars joins and aggregations over frames of them (score()).
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import polars as pl
 
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
@@ -92,7 +97,30 @@ def read_dataset(raw: object, source: str, limit_users: int | None = None) -> Da
     return Dataset(conversations, facts, distractors, [str(u["user_id"]) for u in users])
 
 
-@dataclass
+# The frames score() builds from the matcher's verdicts (`signal` and `fact` are positions in its inputs).
+SIGNALS = {"signal": pl.UInt32, "kind": pl.String, "tier": pl.String, "wrong_speaker": pl.Boolean}
+CREDITS = {"signal": pl.UInt32, "fact": pl.UInt32, "rank": pl.UInt32}  # rank 0: the signal's verdict
+FACTS = {
+    "fact": pl.UInt32,
+    "fact_id": pl.String,
+    "expected": pl.Boolean,
+    "fact_kind": pl.String,  # kind_hint, "unlabelled" when missing
+    "fact_tier": pl.String,
+    "negative_kind": pl.String,  # "unlabelled" when missing
+}
+TIERED = ("core", "contextual")  # the tier hints tier accuracy is checked against
+BY_KIND = {"kind": pl.String, "signals": pl.UInt32, "correct": pl.UInt32, "expected_facts": pl.UInt32,
+           "found_facts": pl.UInt32, "precision": pl.Float64, "recall": pl.Float64}  # fmt: skip
+
+
+def rounded(value: float | None) -> float | None:
+    """A ratio as the report prints it: Python's round() to 4 places, which rounds the double's exact value.
+    Not polars' round(4), which rounds value * 10^4 and gives another last digit for some fractions
+    (1/160: 0.0062 there, 0.0063 here), so the division is polars' and the rounding stays here."""
+    return None if value is None else round(value, 4)
+
+
+@dataclass(frozen=True, eq=False)
 class Report:
     signals: int = 0
     correct: int = 0  # signals matching an expected fact
@@ -100,11 +128,12 @@ class Report:
     found_facts: int = 0  # expected facts credited to a signal (credits(): a consolidated signal finds each)
     found_single: int = 0  # expected facts that are some signal's single best match (the matcher before)
     wrong_speaker: int = 0
-    negative_hits: Counter[str] = field(default_factory=Counter)  # signals matching a negative fact, by kind
+    negative_hits: dict[str, int] = field(default_factory=dict)  # signals matching a negative fact, by kind
     tier_checked: int = 0
     tier_right: int = 0
-    by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0, 0]))
-    # kind -> [signals, correct signals, expected facts, found facts]
+    by_kind: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BY_KIND))
+    # one row per kind of a signal or of an expected fact, by kind: the columns of BY_KIND (precision and
+    # recall null where the kind has no signal, no expected fact)
 
     @property
     def precision(self) -> float:
@@ -135,57 +164,107 @@ class Report:
             "found_facts_single_match": self.found_single,
             "wrong_speaker": self.wrong_speaker,
             "wrong_speaker_rate": round(self.wrong_speaker / self.signals, 4) if self.signals else 0.0,
-            "negative_hits": dict(sorted(self.negative_hits.items())),
+            "negative_hits": dict(self.negative_hits),
             "tier_accuracy": round(self.tier_right / self.tier_checked, 4) if self.tier_checked else None,
             "by_kind": {
-                kind: {
-                    "signals": s,
-                    "precision": round(c / s, 4) if s else None,
-                    "expected_facts": e,
-                    "recall": round(f / e, 4) if e else None,
+                row["kind"]: {
+                    "signals": row["signals"],
+                    "precision": rounded(row["precision"]),
+                    "expected_facts": row["expected_facts"],
+                    "recall": rounded(row["recall"]),
                 }
-                for kind, (s, c, e, f) in sorted(self.by_kind.items())
+                for row in self.by_kind.iter_rows(named=True)
             },
         }
 
 
-def score(signals: Sequence[StoredSignal], dataset: Dataset) -> Report:
-    report = Report()
+def matches(signals: Sequence[StoredSignal], dataset: Dataset) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The matcher's pairwise verdicts as frames: each signal (SIGNALS; wrong_speaker only asked of a signal
+    matching no fact of its user) and every fact of its user it is credited with, most similar first
+    (CREDITS)."""
+    position = {id(f): i for i, f in enumerate(dataset.facts)}
     facts_by_user: dict[str, list[GoldFact]] = defaultdict(list)
     for fact in dataset.facts:
         facts_by_user[fact.user_id].append(fact)
     distractors_by_user: dict[str, list[GoldFact]] = defaultdict(list)
     for fact in dataset.distractors:
         distractors_by_user[fact.user_id].append(fact)
-    found: set[str] = set()
-    found_single: set[str] = set()
-    for signal in signals:
-        report.signals += 1
-        report.by_kind[signal.kind][0] += 1
+    rows, credited = [], []
+    for i, signal in enumerate(signals):
         stated = credits(signal, facts_by_user[signal.user_id])
-        found.update(f.fact_id for f in stated if f.expected)
-        fact = stated[0] if stated else None  # the signal's verdict: its most similar fact
-        if fact is not None and fact.expected:
-            report.correct += 1
-            report.by_kind[signal.kind][1] += 1
-            found_single.add(fact.fact_id)
-            if fact.tier in ("core", "contextual"):
-                report.tier_checked += 1
-                report.tier_right += fact.tier == signal.tier
-        elif fact is not None:
-            report.negative_hits[fact.negative_kind or "unlabelled"] += 1
-        elif wrong_speaker(signal, distractors_by_user[signal.user_id]):
-            report.wrong_speaker += 1
-    for fact in dataset.facts:
-        if fact.expected:
-            report.expected_facts += 1
-            kind = fact.kind or "unlabelled"
-            report.by_kind[kind][2] += 1
-            if fact.fact_id in found:
-                report.found_facts += 1
-                report.by_kind[kind][3] += 1
-            report.found_single += fact.fact_id in found_single
-    return report
+        credited.extend((i, position[id(f)], rank) for rank, f in enumerate(stated))
+        other = not stated and wrong_speaker(signal, distractors_by_user[signal.user_id])
+        rows.append((i, signal.kind, signal.tier, other))
+    return (
+        pl.DataFrame(rows, schema=SIGNALS, orient="row"),
+        pl.DataFrame(credited, schema=CREDITS, orient="row"),
+    )
+
+
+def facts_frame(facts: Sequence[GoldFact]) -> pl.DataFrame:
+    rows = [
+        (i, f.fact_id, f.expected, f.kind or "unlabelled", f.tier, f.negative_kind or "unlabelled")
+        for i, f in enumerate(facts)
+    ]
+    return pl.DataFrame(rows, schema=FACTS, orient="row")
+
+
+def score(signals: Sequence[StoredSignal], dataset: Dataset) -> Report:
+    """The report's figures from the matcher's verdicts, as joins and aggregations of frames: each signal
+    joined with its verdict (its most similar fact), the expected facts with the ids of those credited."""
+    facts = facts_frame(dataset.facts)
+    signal_rows, credited = matches(signals, dataset)
+    verdicts = signal_rows.join(
+        credited.filter(pl.col("rank") == 0).drop("rank").join(facts, on="fact"), on="signal", how="left"
+    )  # fact columns null where the signal matches no fact
+    right = pl.col("expected").fill_null(False)
+    tiered = right & pl.col("fact_tier").is_in(TIERED)
+    totals = verdicts.select(
+        signals=pl.len(),
+        correct=right.sum(),
+        wrong_speaker=(pl.col("fact").is_null() & pl.col("wrong_speaker")).sum(),
+        tier_checked=tiered.sum(),
+        tier_right=(tiered & (pl.col("fact_tier") == pl.col("tier"))).sum(),
+    ).row(0, named=True)
+    negative_hits = dict(
+        verdicts.filter(pl.col("expected").not_())
+        .group_by("negative_kind")
+        .len()
+        .sort("negative_kind")
+        .iter_rows()
+    )
+    found_ids = credited.join(facts, on="fact").filter("expected")["fact_id"]
+    single_ids = verdicts.filter(right)["fact_id"]
+    expected = facts.filter("expected").with_columns(
+        found=pl.col("fact_id").is_in(found_ids.implode()),
+        single=pl.col("fact_id").is_in(single_ids.implode()),
+    )
+    found = expected.select(
+        expected_facts=pl.len(), found_facts=pl.col("found").sum(), found_single=pl.col("single").sum()
+    ).row(0, named=True)
+    by_kind = (
+        verdicts.group_by("kind")
+        .agg(signals=pl.len(), correct=right.sum())
+        .join(
+            expected.group_by(pl.col("fact_kind").alias("kind")).agg(
+                expected_facts=pl.len(), found_facts=pl.col("found").sum()
+            ),
+            on="kind",
+            how="full",
+            coalesce=True,
+        )
+        .with_columns(pl.col(c).fill_null(0) for c in ("signals", "correct", "expected_facts", "found_facts"))
+        .with_columns(
+            precision=pl.when(pl.col("signals") > 0).then(pl.col("correct") / pl.col("signals")),
+            recall=pl.when(pl.col("expected_facts") > 0).then(
+                pl.col("found_facts") / pl.col("expected_facts")
+            ),
+        )
+        .sort("kind")
+        .cast(BY_KIND)
+        .select(list(BY_KIND))
+    )
+    return Report(**totals, **found, negative_hits=negative_hits, by_kind=by_kind)
 
 
 def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple[Report, dict]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from uuid import uuid4
 
+import polars as pl
 import psycopg
 
 from agent_signals.config import Settings
@@ -47,20 +48,34 @@ class Diff:
         self.retier.sort(key=lambda pair: key(pair[0]))
 
 
+SIDE = {"at": pl.UInt32, "text": pl.String, "tier": pl.String}  # a side of compare(): position, key, tier
+
+
+def _side(signals: list[StoredSignal]) -> pl.DataFrame:
+    """One side's signals by position, keyed by normalized text and by which occurrence of that text it is."""
+    rows = [(i, normalize(s.content), s.tier) for i, s in enumerate(signals)]
+    frame = pl.DataFrame(rows, schema=SIDE, orient="row")
+    return frame.with_columns(nth=pl.int_range(pl.len(), dtype=pl.UInt32).over("text"))
+
+
 def compare(written: list[StoredSignal], stored: list[StoredSignal], into: Diff) -> None:
-    """Pair one user's written signals with their stored ones (same text first, then evidence + text)."""
-    left = list(stored)
-    rest: list[StoredSignal] = []
-    for w in written:
-        same = next((s for s in left if normalize(s.content) == normalize(w.content)), None)
-        if same is None:
-            rest.append(w)
-            continue
-        left.remove(same)
-        if same.tier == w.tier:
-            into.unchanged += 1
-        else:
-            into.retier.append((same, w))
+    """Pair one user's written signals with their stored ones (same text first, then evidence + text).
+
+    Same text is a join: the k-th written signal of a text pairs with the k-th stored one of it (what taking,
+    for each written signal in turn, the first stored one of its text left gives). The rest are paired one
+    by one with the evaluation's matcher, each written signal taking its best match among the stored ones
+    left, in order (pairwise, in Python)."""
+    mine, theirs = _side(written), _side(stored)
+    same = mine.join(theirs, on=["text", "nth"], suffix="_stored").sort("at")
+    into.unchanged += same.filter(pl.col("tier") == pl.col("tier_stored")).height
+    into.retier.extend(
+        (stored[s], written[w])
+        for w, s in same.filter(pl.col("tier") != pl.col("tier_stored")).select("at", "at_stored").iter_rows()
+    )
+    rest = [written[w] for w in mine.join(same, on="at", how="anti").sort("at")["at"]]
+    left = [
+        stored[s] for s in theirs.join(same, left_on="at", right_on="at_stored", how="anti").sort("at")["at"]
+    ]
     for w in rest:
         as_fact = [
             GoldFact(s.signal_id, s.user_id, s.content, True, s.evidence) for s in left
