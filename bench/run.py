@@ -9,11 +9,30 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
 
   overhead_users_per_s            users per second of one scheduled run, offline model without latency,
                                   10 user messages per user; the view refresh is excluded (refresh_s)
+  cpu_ms_per_user                 CPU (user + system, every thread) of the run's Python process per user,
+                                  the view refresh excluded
+  model_cpu_ms_per_user           of that, what the model boundary costs: a reservoir sample of the run's
+                                  calls of agent_signals.adapters.llm's complete and embed (the arguments
+                                  recorded during the run) made again after it, in the same process, with
+                                  the same settings and concurrency, CPU per call times the run's calls
+  own_cpu_ms_per_user             cpu_ms_per_user - model_cpu_ms_per_user: the pipeline's own CPU outside
+                                  the model boundary
+  pg_cpu_ms_per_user              CPU of the PostgreSQL server's processes per user during the run, refresh
+                                  excluded (every process of the server, background ones too; n/a when the
+                                  server is not on this machine); subprocess_cpu_ms_per_user (in the JSON)
+                                  is the run process's own children's, the ephemeral Prefect API's
+  litellm_floor_users_per_s       1000 / the CPU ms of one bare litellm.acompletion to a custom provider
+                                  that returns a fixed answer (400 at once, median of 5 rounds), measured
+                                  in the same process after the runs: what one process could pass through
+                                  litellm at one call per user doing nothing else
+  overhead_floor_ratio            overhead_users_per_s / litellm_floor_users_per_s
   latency_efficiency              with a simulated model latency L and concurrency C (the product's default,
                                   AGENT_SIGNALS_CONCURRENCY=8): users per second of the shards (scan to
                                   last write, wall time) divided by C / L; latency_efficiency_c32 is the
                                   same at C=32, where C / L (160 users/s) is past what one process's CPU
-                                  can feed (overhead_users_per_s)
+                                  can feed (overhead_users_per_s); printed beside them, how busy the model
+                                  slots were (model calls in flight over C x the shards' wall time) and a
+                                  call's mean time in flight
   llm_calls_per_user, prompt_tokens_per_user_message, rerun_llm_calls (an immediate second run)
   history_growth_ratio            run time with 10x the stored (already processed) history and the same
                                   new messages, divided by the run time at 1x
@@ -23,8 +42,13 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
   peak_rss_mb, peak_rss_mb_small  peak resident memory of the run's process, at the largest size and at
                                   a size 10x smaller
 
-Each run happens in a child process (`--child`) so that its peak memory is its own and the Prefect API
-(ephemeral, started before any timing) is warm, as a deployment's server is.
+Each run happens in a child process (`--child`) so that its peak memory is its own (read before the model
+calls are replayed) and the Prefect API (ephemeral, started before any timing) is warm, as a deployment's
+server is.
+
+Targets (issue 19): overhead_users_per_s >= 600 (0.8 of litellm's floor of about 900 users/s on the build
+machine) and overhead_floor_ratio >= 0.8; own_cpu_ms_per_user <= 1; latency_efficiency and
+latency_efficiency_c32 >= 0.9; history_growth_ratio and peak memory as before (<= 1.2).
 """
 
 from __future__ import annotations
@@ -738,7 +762,9 @@ def main() -> None:
         f"1% touched {figures['refresh_touched_s']:.2f} s; reads over {figures['read_rows']:,} rows of "
         f"{figures['read_row_bytes']:.0f} bytes"
     )
-    out = {key: None if figures[key] is None else round(figures[key], 4) for key in KEYS}
+    busy = [f"{name}{suffix(c)}" for c in CONCURRENCIES for name in ("model_busy", "model_call_ms")]
+    extras = ("litellm_floor_cpu_ms", "subprocess_cpu_ms_per_user", *busy)
+    out = {key: None if figures[key] is None else round(figures[key], 4) for key in KEYS + extras}
     out.update(
         users=size["users"], read_users=figures["read_rows"], reps=args.reps, failures=figures["failures"]
     )
