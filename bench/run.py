@@ -143,6 +143,26 @@ class CpuClock:
     def spent(before: dict, after: dict) -> dict[str, float | None]:
         return {k: None if before[k] is None or after[k] is None else after[k] - before[k] for k in before}
 
+    @staticmethod
+    def minus(total: dict, part: dict) -> dict[str, float | None]:
+        return {k: None if v is None or part[k] is None else v - part[k] for k, v in total.items()}
+
+    @staticmethod
+    def plus(total: dict, part: dict) -> dict[str, float | None]:
+        return {k: None if v is None or part[k] is None else v + part[k] for k, v in total.items()}
+
+    def timed(self, step, spans: list[dict]):
+        """The async function `step`, the CPU of each of its calls appended to spans."""
+
+        async def timed_step(*args, **kwargs):
+            before = self.read()
+            try:
+                return await step(*args, **kwargs)
+            finally:
+                spans.append(self.spent(before, self.read()))
+
+        return timed_step
+
 
 class ModelCalls:
     """Wraps the model boundary (agent_signals.adapters.llm's complete and embed, which every stage calls
@@ -259,7 +279,7 @@ def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = 
 
     from prefect import flow
 
-    from agent_signals.flows.extract import extract_signals
+    from agent_signals.flows import extract
     from agent_signals.stages import refresh
 
     @flow(name="bench-warm-up")
@@ -269,18 +289,11 @@ def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = 
     warm_up()
     clock = CpuClock(urls[0])
     model = ModelCalls()
-    refresh_views = refresh.refresh_views
-    in_refresh: list[dict] = []
-
-    async def timed_refresh(*args, **kwargs):
-        """The view refresh, its CPU kept apart (the run's figures exclude it, as its wall time)."""
-        before = clock.read()
-        try:
-            return await refresh_views(*args, **kwargs)
-        finally:
-            in_refresh.append(CpuClock.spent(before, clock.read()))
-
-    refresh.refresh_views = timed_refresh
+    # the CPU of two steps, kept apart: the view refresh (the run's figures exclude it, as its wall time)
+    # and the shards (the users' own work, without what a run costs whatever its size)
+    within: dict[str, list[dict]] = {"refresh": [], "shards": []}
+    for module, name, step in ((refresh, "refresh_views", "refresh"), (extract, "process_shards", "shards")):
+        setattr(module, name, clock.timed(getattr(module, name), within[step]))
     full_refresh_s = []
     if full_refreshes:
         from agent_signals.adapters import dbt as views
@@ -292,17 +305,22 @@ def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = 
     for url in urls:
         settings = Settings(database_url=url)  # the rest from this child's environment
         model.reset()
-        in_refresh.clear()
+        for spans in within.values():
+            spans.clear()
         before = clock.read()
         started = time.perf_counter()
-        first = asyncio.run(extract_signals(kind="scheduled", settings=settings))
+        first = asyncio.run(extract.extract_signals(kind="scheduled", settings=settings))
         wall = time.perf_counter() - started
         cpu = CpuClock.spent(before, clock.read())
-        for spent in in_refresh:  # without the view refresh, as processing_s
-            cpu = {k: None if v is None or spent[k] is None else v - spent[k] for k, v in cpu.items()}
-        record = {"wall_s": wall, "summary": first, "cpu_s": cpu, "model": dict(model.counts)}
+        for spent in within["refresh"]:  # without the view refresh, as processing_s
+            cpu = CpuClock.minus(cpu, spent)
+        shards = dict.fromkeys(cpu, 0.0)
+        for spent in within["shards"]:  # twice in a batch-mode run that waited for its batches
+            shards = CpuClock.plus(shards, spent)
+        record = {"wall_s": wall, "summary": first, "cpu_s": cpu, "shards_cpu_s": shards}
+        record["model"] = dict(model.counts)
         if reruns:
-            record["rerun"] = asyncio.run(extract_signals(kind="scheduled", settings=settings))
+            record["rerun"] = asyncio.run(extract.extract_signals(kind="scheduled", settings=settings))
         runs.append(record)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # before the replay: the runs' own peak
     out = {"runs": runs, "full_refresh_s": full_refresh_s, "peak_rss_mb": peak_kb / 1024}
@@ -449,8 +467,8 @@ def cpu_figures(child_out: dict, overhead_users_per_s: float) -> dict:
     runs = child_out["runs"]
     per_call = child_out["model_cpu_ms_per_call"]
 
-    def per_user(key: str) -> float | None:
-        values = [r["cpu_s"][key] for r in runs]
+    def per_user(key: str, window: str = "cpu_s") -> float | None:
+        values = [r[window][key] for r in runs]
         if any(v is None for v in values):
             return None
         return statistics.median(v * 1000 / r["summary"]["users"] for v, r in zip(values, runs, strict=True))
@@ -468,6 +486,8 @@ def cpu_figures(child_out: dict, overhead_users_per_s: float) -> dict:
         "own_cpu_ms_per_user": cpu - model,
         "pg_cpu_ms_per_user": per_user("pg"),
         "subprocess_cpu_ms_per_user": per_user("children"),
+        "shards_cpu_ms_per_user": per_user("python", "shards_cpu_s"),
+        "shards_pg_cpu_ms_per_user": per_user("pg", "shards_cpu_s"),
         "model_cpu_ms_per_call": per_call,
         "model_calls_per_user": {
             kind: runs[0]["model"][kind] / max(1, runs[0]["summary"]["users"])
@@ -687,6 +707,10 @@ def target_text(key: str) -> str:
     return ""
 
 
+def shown(value: float | None, places: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{places}f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 users, reads at 10,000")
@@ -716,6 +740,7 @@ def main() -> None:
     if args.read_users:
         size["read_users"] = args.read_users
     started = time.monotonic()
+    load_at_start = os.getloadavg()[1]  # other work on the machine slows every wall-time figure
 
     def tell(text: str) -> None:
         print(f"[{time.monotonic() - started:6.0f}s] {text}", file=sys.stderr, flush=True)
@@ -732,13 +757,13 @@ def main() -> None:
     figures.update(measure_latency(size, args.reps, tell))
     figures.update(measure_history(size, args.reps, tell))
 
-    print(f"machine: {os.cpu_count()} cores; {size['users']:,} users; medians of {args.reps}; "
+    print(f"machine: {os.cpu_count()} cores, load average {load_at_start:.1f} at the start and "
+          f"{os.getloadavg()[1]:.1f} at the end (5 min); {size['users']:,} users; medians of {args.reps}; "
           f"{time.monotonic() - started:.0f} s in all")  # fmt: skip
     print(f"{'figure':<34}{'value':>12}  {'target':<26}verdict")
     for key in KEYS:
         value = figures[key]
-        shown = "n/a" if value is None else f"{value:.3f}"
-        print(f"{key:<34}{shown:>12}  {target_text(key):<26}{verdict(key, value, figures)}")
+        print(f"{key:<34}{shown(value, 3):>12}  {target_text(key):<26}{verdict(key, value, figures)}")
     print(f"stages of the largest run (s): {figures['stages']}")
     calls, per_call = figures["model_calls_per_user"], figures["model_cpu_ms_per_call"]
     subprocesses = figures["subprocess_cpu_ms_per_user"]
@@ -747,7 +772,8 @@ def main() -> None:
         f"boundary {figures['model_cpu_ms_per_user']:.2f} ({calls['complete']:.2f} completions at "
         f"{per_call['complete'] or 0:.2f} ms, {calls['embed']:.2f} embedding calls of "
         f"{calls['embed_texts'] / max(calls['embed'], 1e-9):.1f} texts at {per_call['embed'] or 0:.2f} ms); "
-        f"subprocesses (Prefect API) {'n/a' if subprocesses is None else f'{subprocesses:.2f}'}; "
+        f"subprocesses (Prefect API) {shown(subprocesses)}; during the shards alone: python "
+        f"{shown(figures['shards_cpu_ms_per_user'])}, postgres {shown(figures['shards_pg_cpu_ms_per_user'])}; "
         f"litellm floor {figures['litellm_floor_cpu_ms']:.2f} ms per call"
     )
     print(
@@ -763,7 +789,8 @@ def main() -> None:
         f"{figures['read_row_bytes']:.0f} bytes"
     )
     busy = [f"{name}{suffix(c)}" for c in CONCURRENCIES for name in ("model_busy", "model_call_ms")]
-    extras = ("litellm_floor_cpu_ms", "subprocess_cpu_ms_per_user", *busy)
+    extras = ("litellm_floor_cpu_ms", "subprocess_cpu_ms_per_user", "shards_cpu_ms_per_user",
+              "shards_pg_cpu_ms_per_user", *busy)  # fmt: skip
     out = {key: None if figures[key] is None else round(figures[key], 4) for key in KEYS + extras}
     out.update(
         users=size["users"], read_users=figures["read_rows"], reps=args.reps, failures=figures["failures"]
