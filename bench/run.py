@@ -19,8 +19,10 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
                                   the model boundary
   pg_cpu_ms_per_user              CPU of the PostgreSQL server's processes per user during the run, refresh
                                   excluded (every process of the server, background ones too; n/a when the
-                                  server is not on this machine); subprocess_cpu_ms_per_user (in the JSON)
-                                  is the run process's own children's, the ephemeral Prefect API's
+                                  server is not on this machine); in the JSON, subprocess_cpu_ms_per_user
+                                  is the run process's own children's (the ephemeral Prefect API), and
+                                  shards_cpu_ms_per_user and shards_pg_cpu_ms_per_user the two CPUs while
+                                  the shards ran only (without what a run costs whatever its size)
   litellm_floor_users_per_s       1000 / the CPU ms of one bare litellm.acompletion to a custom provider
                                   that returns a fixed answer (400 at once, median of 5 rounds), measured
                                   in the same process after the runs: what one process could pass through
@@ -41,6 +43,8 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
   refresh_touched_ratio           view refresh after a run that touched 1% of users / a full rebuild
   peak_rss_mb, peak_rss_mb_small  peak resident memory of the run's process, at the largest size and at
                                   a size 10x smaller
+
+The machine's load average is printed beside the figures: other work slows the wall-time ones most.
 
 Each run happens in a child process (`--child`) so that its peak memory is its own (read before the model
 calls are replayed) and the Prefect API (ephemeral, started before any timing) is warm, as a deployment's
