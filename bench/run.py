@@ -9,11 +9,32 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
 
   overhead_users_per_s            users per second of one scheduled run, offline model without latency,
                                   10 user messages per user; the view refresh is excluded (refresh_s)
+  cpu_ms_per_user                 CPU (user + system, every thread) of the run's Python process per user,
+                                  the view refresh excluded
+  model_cpu_ms_per_user           of that, what the model boundary costs: a reservoir sample of the run's
+                                  calls of agent_signals.adapters.llm's complete and embed (the arguments
+                                  recorded during the run) made again after it, in the same process, with
+                                  the same settings and concurrency, CPU per call times the run's calls
+  own_cpu_ms_per_user             cpu_ms_per_user - model_cpu_ms_per_user: the pipeline's own CPU outside
+                                  the model boundary
+  pg_cpu_ms_per_user              CPU of the PostgreSQL server's processes per user during the run, refresh
+                                  excluded (every process of the server, background ones too; n/a when the
+                                  server is not on this machine); in the JSON, subprocess_cpu_ms_per_user
+                                  is the run process's own children's (the ephemeral Prefect API), and
+                                  shards_cpu_ms_per_user and shards_pg_cpu_ms_per_user the two CPUs while
+                                  the shards ran only (without what a run costs whatever its size)
+  litellm_floor_users_per_s       1000 / the CPU ms of one bare litellm.acompletion to a custom provider
+                                  that returns a fixed answer (400 at once, median of 5 rounds), measured
+                                  in the same process after the runs: what one process could pass through
+                                  litellm at one call per user doing nothing else
+  overhead_floor_ratio            overhead_users_per_s / litellm_floor_users_per_s
   latency_efficiency              with a simulated model latency L and concurrency C (the product's default,
                                   AGENT_SIGNALS_CONCURRENCY=8): users per second of the shards (scan to
                                   last write, wall time) divided by C / L; latency_efficiency_c32 is the
                                   same at C=32, where C / L (160 users/s) is past what one process's CPU
-                                  can feed (overhead_users_per_s)
+                                  can feed (overhead_users_per_s); printed beside them, how busy the model
+                                  slots were (model calls in flight over C x the shards' wall time) and a
+                                  call's mean time in flight
   llm_calls_per_user, prompt_tokens_per_user_message, rerun_llm_calls (an immediate second run)
   history_growth_ratio            run time with 10x the stored (already processed) history and the same
                                   new messages, divided by the run time at 1x
@@ -23,8 +44,15 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
   peak_rss_mb, peak_rss_mb_small  peak resident memory of the run's process, at the largest size and at
                                   a size 10x smaller
 
-Each run happens in a child process (`--child`) so that its peak memory is its own and the Prefect API
-(ephemeral, started before any timing) is warm, as a deployment's server is.
+The machine's load average is printed beside the figures: other work slows the wall-time ones most.
+
+Each run happens in a child process (`--child`) so that its peak memory is its own (read before the model
+calls are replayed) and the Prefect API (ephemeral, started before any timing) is warm, as a deployment's
+server is.
+
+Targets (issue 19): overhead_users_per_s >= 600 (0.8 of litellm's floor of about 900 users/s on the build
+machine) and overhead_floor_ratio >= 0.8; own_cpu_ms_per_user <= 1; latency_efficiency and
+latency_efficiency_c32 >= 0.9; history_growth_ratio and peak memory as before (<= 1.2).
 """
 
 from __future__ import annotations
@@ -61,8 +89,192 @@ READ_SAMPLES = 5_000
 # --------------------------------------------------------------------------------------------------
 # Child: run the flow on each database given, print the figures as one JSON line.
 
+MODEL_SAMPLE = 300  # model calls of each kind kept (reservoir) to replay for the model boundary's CPU
+FLOOR_CALLS = 400  # bare litellm calls at once, per round of the floor measurement
+FLOOR_ROUNDS = 5
 
-def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
+
+class CpuClock:
+    """CPU seconds (user + system) so far: this process (every thread), its own child processes (the
+    ephemeral Prefect API) and the PostgreSQL server, when its processes are on this machine (the
+    postmaster, found as the parent of this connection's backend; its live children plus what its ended
+    children used, which the kernel adds to the postmaster's children_user and children_system)."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psutil
+        except ImportError:  # psutil comes with pgserver: only a server-less install lacks it
+            psutil = None
+        self.psutil = psutil
+        self.me = psutil.Process() if psutil else None
+        self.postmaster = self._postmaster(url)
+
+    def _postmaster(self, url: str):
+        if self.psutil is None:
+            return None
+        import psycopg
+
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:  # the backend ends with its connection
+                backend = self.psutil.Process(conn.execute("select pg_backend_pid()").fetchone()[0])
+                name, postmaster = backend.name(), backend.parent()
+            if postmaster is None or "postgres" not in name or "postgres" not in postmaster.name():
+                return None  # a remote server (a local process of that number is not its backend)
+            postmaster.cpu_times()  # readable (another user's /proc/<pid>/stat is, unless hidepid)
+            return postmaster
+        except Exception:
+            return None
+
+    def read(self) -> dict[str, float | None]:
+        return {"python": time.process_time(), "children": self._tree(self.me, own=False),
+                "pg": self._tree(self.postmaster, own=True) if self.postmaster else None}  # fmt: skip
+
+    def _tree(self, root, *, own: bool) -> float:
+        """CPU of root's live descendants (and root's own, with what its reaped children used, if own)."""
+        total = 0.0
+        for process in root.children(recursive=True):
+            try:
+                times = process.cpu_times()
+                total += times.user + times.system
+            except self.psutil.Error:  # ended while listed
+                pass
+        if own:
+            times = root.cpu_times()
+            total += times.user + times.system + times.children_user + times.children_system
+        return total
+
+    @staticmethod
+    def spent(before: dict, after: dict) -> dict[str, float | None]:
+        return {k: None if before[k] is None or after[k] is None else after[k] - before[k] for k in before}
+
+    @staticmethod
+    def minus(total: dict, part: dict) -> dict[str, float | None]:
+        return {k: None if v is None or part[k] is None else v - part[k] for k, v in total.items()}
+
+    @staticmethod
+    def plus(total: dict, part: dict) -> dict[str, float | None]:
+        return {k: None if v is None or part[k] is None else v + part[k] for k, v in total.items()}
+
+    def timed(self, step, spans: list[dict]):
+        """The async function `step`, the CPU of each of its calls appended to spans."""
+
+        async def timed_step(*args, **kwargs):
+            before = self.read()
+            try:
+                return await step(*args, **kwargs)
+            finally:
+                spans.append(self.spent(before, self.read()))
+
+        return timed_step
+
+
+class ModelCalls:
+    """Wraps the model boundary (agent_signals.adapters.llm's complete and embed, which every stage calls
+    through the module): counts the calls and the wall time they were in flight, and keeps a reservoir
+    sample of their arguments to replay them after the run (replay_cpu_ms)."""
+
+    def __init__(self) -> None:
+        from agent_signals.adapters import llm
+
+        self.llm = llm
+        self.complete, self.embed = llm.complete, llm.embed  # the originals
+        self.rng = random.Random(7)
+        self.seen = {"complete": 0, "embed": 0}
+        self.sample: dict[str, list[tuple]] = {"complete": [], "embed": []}
+        self.reset()
+
+        async def complete(messages, settings, *, family="extract", max_tokens=None):
+            self._keep("complete", (messages, settings, family, max_tokens))
+            started = time.perf_counter()
+            try:
+                return await self.complete(messages, settings, family=family, max_tokens=max_tokens)
+            finally:
+                self.counts["complete_s"] += time.perf_counter() - started
+
+        async def embed(texts, settings):
+            self._keep("embed", (texts, settings))
+            return await self.embed(texts, settings)
+
+        llm.complete, llm.embed = complete, embed
+
+    def reset(self) -> None:
+        self.counts = {"complete": 0, "embed": 0, "embed_texts": 0, "complete_s": 0.0}
+
+    def _keep(self, kind: str, call: tuple) -> None:
+        self.counts[kind] += 1
+        if kind == "embed":
+            self.counts["embed_texts"] += len(call[0])
+        self.seen[kind] += 1
+        if len(self.sample[kind]) < MODEL_SAMPLE:
+            self.sample[kind].append(call)
+        elif (slot := self.rng.randrange(self.seen[kind])) < MODEL_SAMPLE:
+            self.sample[kind][slot] = call
+
+    def replay_cpu_ms(self) -> dict[str, float | None]:
+        """CPU ms per call of each kind, the sampled calls made again through the same functions with the
+        same settings (the offline model registered as the run had it), at the run's concurrency."""
+        import asyncio
+
+        from agent_signals.adapters import providers
+
+        async def replay(kind: str) -> float | None:
+            calls = self.sample[kind]
+            if not calls:
+                return None
+            settings = calls[0][1]
+            providers.register_offline(settings, settings.offline_latency_ms / 1000)
+            slots = asyncio.Semaphore(settings.concurrency)
+
+            async def one(call: tuple) -> None:
+                async with slots:
+                    if kind == "complete":
+                        messages, settings_, family, max_tokens = call
+                        await self.complete(messages, settings_, family=family, max_tokens=max_tokens)
+                    else:
+                        await self.embed(*call)
+
+            started = time.process_time()
+            await asyncio.gather(*(one(call) for call in calls))
+            return (time.process_time() - started) * 1000 / len(calls)
+
+        return {kind: asyncio.run(replay(kind)) for kind in ("complete", "embed")}
+
+
+def litellm_floor_cpu_ms() -> float:
+    """CPU ms of one bare litellm.acompletion to a custom provider that returns a fixed answer (no rules,
+    no token counting), FLOOR_CALLS at once: what litellm alone costs a call. Median of FLOOR_ROUNDS after
+    a warm-up round."""
+    import asyncio
+
+    import litellm
+    from litellm import CustomLLM
+    from litellm.types.utils import Usage
+
+    class Fixed(CustomLLM):
+        async def acompletion(self, model, messages, *args, **kwargs):
+            response = kwargs["model_response"]
+            response.choices[0].message.content = '{"actions":[]}'
+            response.choices[0].finish_reason = "stop"
+            response.model = model
+            response.usage = Usage(prompt_tokens=100, completion_tokens=5, total_tokens=105)
+            return response
+
+    litellm.custom_provider_map = [p for p in litellm.custom_provider_map if p["provider"] != "benchfloor"]
+    litellm.custom_provider_map += [{"provider": "benchfloor", "custom_handler": Fixed()}]
+    messages = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "hello"}]
+
+    async def one_round() -> float:
+        started = time.process_time()
+        await asyncio.gather(
+            *(litellm.acompletion(model="benchfloor/fixed", messages=messages) for _ in range(FLOOR_CALLS))
+        )
+        return (time.process_time() - started) * 1000 / FLOOR_CALLS
+
+    rounds = [asyncio.run(one_round()) for _ in range(FLOOR_ROUNDS + 1)][1:]
+    return statistics.median(rounds)
+
+
+def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = False) -> None:
     from agent_signals.adapters.runtime import apply_defaults
     from agent_signals.config import Settings
 
@@ -71,13 +283,21 @@ def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
 
     from prefect import flow
 
-    from agent_signals.flows.extract import extract_signals
+    from agent_signals.flows import extract
+    from agent_signals.stages import refresh
 
     @flow(name="bench-warm-up")
     def warm_up() -> None:
         """Starts the ephemeral Prefect API before anything is timed (a deployment's server is up)."""
 
     warm_up()
+    clock = CpuClock(urls[0])
+    model = ModelCalls()
+    # the CPU of two steps, kept apart: the view refresh (the run's figures exclude it, as its wall time)
+    # and the shards (the users' own work, without what a run costs whatever its size)
+    within: dict[str, list[dict]] = {"refresh": [], "shards": []}
+    for module, name, step in ((refresh, "refresh_views", "refresh"), (extract, "process_shards", "shards")):
+        setattr(module, name, clock.timed(getattr(module, name), within[step]))
     full_refresh_s = []
     if full_refreshes:
         from agent_signals.adapters import dbt as views
@@ -88,22 +308,44 @@ def child(urls: list[str], reruns: bool, full_refreshes: int) -> None:
     runs = []
     for url in urls:
         settings = Settings(database_url=url)  # the rest from this child's environment
+        model.reset()
+        for spans in within.values():
+            spans.clear()
+        before = clock.read()
         started = time.perf_counter()
-        first = asyncio.run(extract_signals(kind="scheduled", settings=settings))
+        first = asyncio.run(extract.extract_signals(kind="scheduled", settings=settings))
         wall = time.perf_counter() - started
-        record = {"wall_s": wall, "summary": first}
+        cpu = CpuClock.spent(before, clock.read())
+        for spent in within["refresh"]:  # without the view refresh, as processing_s
+            cpu = CpuClock.minus(cpu, spent)
+        shards = dict.fromkeys(cpu, 0.0)
+        for spent in within["shards"]:  # twice in a batch-mode run that waited for its batches
+            shards = CpuClock.plus(shards, spent)
+        record = {"wall_s": wall, "summary": first, "cpu_s": cpu, "shards_cpu_s": shards}
+        record["model"] = dict(model.counts)
         if reruns:
-            record["rerun"] = asyncio.run(extract_signals(kind="scheduled", settings=settings))
+            record["rerun"] = asyncio.run(extract.extract_signals(kind="scheduled", settings=settings))
         runs.append(record)
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"runs": runs, "full_refresh_s": full_refresh_s, "peak_rss_mb": peak_kb / 1024}))
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # before the replay: the runs' own peak
+    out = {"runs": runs, "full_refresh_s": full_refresh_s, "peak_rss_mb": peak_kb / 1024}
+    if model_cpu:
+        out["model_cpu_ms_per_call"] = model.replay_cpu_ms()
+        out["model_sample"] = {kind: len(calls) for kind, calls in model.sample.items()}
+        out["litellm_floor_cpu_ms"] = litellm_floor_cpu_ms()
+    print(json.dumps(out))
 
 
 def run_child(
-    urls: list[str], *, reruns: bool = False, full_refreshes: int = 0, env: dict[str, str] | None = None
+    urls: list[str],
+    *,
+    reruns: bool = False,
+    full_refreshes: int = 0,
+    model_cpu: bool = False,
+    env: dict[str, str] | None = None,
 ) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", ",".join(urls)]
     command += ["--full-refreshes", str(full_refreshes)] + (["--reruns"] if reruns else [])
+    command += ["--model-cpu"] if model_cpu else []
     done = subprocess.run(
         command, env={**os.environ, **(env or {})}, capture_output=True, text=True, cwd=ROOT, check=False
     )
@@ -191,7 +433,7 @@ def measure_runs(size: dict, reps: int, tell) -> dict:
         copies = [scratch.create("bench_run", template=template) for _ in range(reps)]
         kept = copies
         tell(f"{reps} scheduled runs over {users:,} users, each followed by an immediate rerun")
-        big = run_child([scratch.url_of(c) for c in copies], reruns=True)
+        big = run_child([scratch.url_of(c) for c in copies], reruns=True, model_cpu=True)
         tell(f"one run over {users // 10:,} users (memory at a size 10x smaller)")
         little = run_child([scratch.url_of(small)])
         runs = big["runs"]
@@ -213,6 +455,7 @@ def measure_runs(size: dict, reps: int, tell) -> dict:
             peak_rss_mb=big["peak_rss_mb"],
             peak_rss_mb_small=little["peak_rss_mb"],
         )
+        results.update(cpu_figures(big, results["overhead_users_per_s"]))
         # keep one populated database for the read path and the refresh measurements
         results["_kept"] = copies[-1]
         kept = copies[:-1]
@@ -220,6 +463,44 @@ def measure_runs(size: dict, reps: int, tell) -> dict:
         for name in [template, small, *kept]:
             scratch.drop(name)
     return results
+
+
+def cpu_figures(child_out: dict, overhead_users_per_s: float) -> dict:
+    """CPU per user of the runs (refresh excluded), the part of it the model boundary costs (the sampled
+    calls replayed, scaled to the run's number of calls), and litellm's floor."""
+    runs = child_out["runs"]
+    per_call = child_out["model_cpu_ms_per_call"]
+
+    def per_user(key: str, window: str = "cpu_s") -> float | None:
+        values = [r[window][key] for r in runs]
+        if any(v is None for v in values):
+            return None
+        return statistics.median(v * 1000 / r["summary"]["users"] for v, r in zip(values, runs, strict=True))
+
+    def model_ms(run: dict) -> float:
+        calls = run["model"]
+        return sum(calls[kind] * (per_call[kind] or 0.0) for kind in ("complete", "embed"))
+
+    cpu = per_user("python")
+    model = statistics.median(model_ms(r) / r["summary"]["users"] for r in runs)
+    floor = 1000 / child_out["litellm_floor_cpu_ms"]  # users per second: one extraction call per user
+    return {
+        "cpu_ms_per_user": cpu,
+        "model_cpu_ms_per_user": model,
+        "own_cpu_ms_per_user": cpu - model,
+        "pg_cpu_ms_per_user": per_user("pg"),
+        "subprocess_cpu_ms_per_user": per_user("children"),
+        "shards_cpu_ms_per_user": per_user("python", "shards_cpu_s"),
+        "shards_pg_cpu_ms_per_user": per_user("pg", "shards_cpu_s"),
+        "model_cpu_ms_per_call": per_call,
+        "model_calls_per_user": {
+            kind: runs[0]["model"][kind] / max(1, runs[0]["summary"]["users"])
+            for kind in ("complete", "embed", "embed_texts")
+        },
+        "litellm_floor_cpu_ms": child_out["litellm_floor_cpu_ms"],
+        "litellm_floor_users_per_s": floor,
+        "overhead_floor_ratio": overhead_users_per_s / floor,
+    }
 
 
 def suffix(concurrency: int) -> str:
@@ -255,6 +536,14 @@ def measure_latency(size: dict, reps: int, tell) -> dict:
             )
             figures[f"latency_efficiency{suffix(concurrency)}"] = rate / ideal
             figures[f"latency_users_per_s{suffix(concurrency)}"] = rate
+            # how busy the model slots were: time model calls were in flight over C x the shards' wall time
+            figures[f"model_busy{suffix(concurrency)}"] = statistics.median(
+                r["model"]["complete_s"] / (concurrency * r["summary"]["stage_seconds"]["shards"])
+                for r in runs
+            )
+            figures[f"model_call_ms{suffix(concurrency)}"] = statistics.median(
+                r["model"]["complete_s"] * 1000 / max(1, r["model"]["complete"]) for r in runs
+            )
     finally:
         scratch.drop(template)
     return figures
@@ -376,7 +665,9 @@ def measure_reads(database: str, size: dict, reps: int, tell) -> dict:
 # Report
 
 TARGETS = {
-    "overhead_users_per_s": (">=", 1000),
+    "overhead_users_per_s": (">=", 600),  # 0.8 of litellm's floor (about 900 users/s on the build machine)
+    "overhead_floor_ratio": (">=", 0.8),
+    "own_cpu_ms_per_user": ("<=", 1.0),
     "latency_efficiency": (">=", 0.9),
     "latency_efficiency_c32": (">=", 0.9),
     "llm_calls_per_user": ("<=", 1.1),
@@ -387,13 +678,17 @@ TARGETS = {
     "refresh_touched_ratio": ("<=", 0.05),
 }
 KEYS = (
-    "overhead_users_per_s", "latency_efficiency", "latency_efficiency_c32", "llm_calls_per_user", "prompt_tokens_per_user_message",
-    "rerun_llm_calls", "history_growth_ratio", "read_p50_ms", "read_p99_ms", "pk_p50_ms",
-    "refresh_touched_ratio", "peak_rss_mb", "peak_rss_mb_small", "refresh_s",
+    "overhead_users_per_s", "litellm_floor_users_per_s", "overhead_floor_ratio", "cpu_ms_per_user",
+    "model_cpu_ms_per_user", "own_cpu_ms_per_user", "pg_cpu_ms_per_user", "latency_efficiency",
+    "latency_efficiency_c32", "llm_calls_per_user", "prompt_tokens_per_user_message", "rerun_llm_calls",
+    "history_growth_ratio", "read_p50_ms", "read_p99_ms", "pk_p50_ms", "refresh_touched_ratio", "peak_rss_mb",
+    "peak_rss_mb_small", "refresh_s",
 )  # fmt: skip
 
 
-def verdict(key: str, value: float, figures: dict) -> str:
+def verdict(key: str, value: float | None, figures: dict) -> str:
+    if value is None:
+        return "not measured"
     if key == "read_p50_ms":
         return "met" if value <= 2 * figures["pk_p50_ms"] else "missed"
     if key == "peak_rss_mb":
@@ -416,6 +711,10 @@ def target_text(key: str) -> str:
     return ""
 
 
+def shown(value: float | None, places: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{places}f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 users, reads at 10,000")
@@ -425,9 +724,10 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--reruns", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--full-refreshes", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--model-cpu", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child.split(","), args.reruns, args.full_refreshes)
+        child(args.child.split(","), args.reruns, args.full_refreshes, args.model_cpu)
         return
 
     from agent_signals.adapters.runtime import apply_defaults
@@ -444,6 +744,7 @@ def main() -> None:
     if args.read_users:
         size["read_users"] = args.read_users
     started = time.monotonic()
+    load_at_start = os.getloadavg()[1]  # other work on the machine slows every wall-time figure
 
     def tell(text: str) -> None:
         print(f"[{time.monotonic() - started:6.0f}s] {text}", file=sys.stderr, flush=True)
@@ -460,17 +761,30 @@ def main() -> None:
     figures.update(measure_latency(size, args.reps, tell))
     figures.update(measure_history(size, args.reps, tell))
 
-    print(f"machine: {os.cpu_count()} cores; {size['users']:,} users; medians of {args.reps}; "
+    print(f"machine: {os.cpu_count()} cores, load average {load_at_start:.1f} at the start and "
+          f"{os.getloadavg()[1]:.1f} at the end (5 min); {size['users']:,} users; medians of {args.reps}; "
           f"{time.monotonic() - started:.0f} s in all")  # fmt: skip
     print(f"{'figure':<34}{'value':>12}  {'target':<26}verdict")
     for key in KEYS:
         value = figures[key]
-        print(f"{key:<34}{value:>12.3f}  {target_text(key):<26}{verdict(key, value, figures)}")
+        print(f"{key:<34}{shown(value, 3):>12}  {target_text(key):<26}{verdict(key, value, figures)}")
     print(f"stages of the largest run (s): {figures['stages']}")
+    calls, per_call = figures["model_calls_per_user"], figures["model_cpu_ms_per_call"]
+    subprocesses = figures["subprocess_cpu_ms_per_user"]
+    print(
+        f"CPU per user (ms, refresh excluded): python {figures['cpu_ms_per_user']:.2f}, of which the model "
+        f"boundary {figures['model_cpu_ms_per_user']:.2f} ({calls['complete']:.2f} completions at "
+        f"{per_call['complete'] or 0:.2f} ms, {calls['embed']:.2f} embedding calls of "
+        f"{calls['embed_texts'] / max(calls['embed'], 1e-9):.1f} texts at {per_call['embed'] or 0:.2f} ms); "
+        f"subprocesses (Prefect API) {shown(subprocesses)}; during the shards alone: python "
+        f"{shown(figures['shards_cpu_ms_per_user'])}, postgres {shown(figures['shards_pg_cpu_ms_per_user'])}; "
+        f"litellm floor {figures['litellm_floor_cpu_ms']:.2f} ms per call"
+    )
     print(
         f"latency runs (L={LATENCY_MS} ms): "
         + ", ".join(
-            f"{figures[f'latency_users_per_s{suffix(c)}']:.1f} users/s at C={c} (ideal {c / (LATENCY_MS / 1000):.0f})"
+            f"{figures[f'latency_users_per_s{suffix(c)}']:.1f} users/s at C={c} (ideal {c / (LATENCY_MS / 1000):.0f}; "
+            f"slots busy {figures[f'model_busy{suffix(c)}']:.2f}, a call {figures[f'model_call_ms{suffix(c)}']:.0f} ms)"
             for c in CONCURRENCIES
         )
         + f"; history runs: {figures['history_run_s_1x']:.2f} s at 1x, "
@@ -478,7 +792,10 @@ def main() -> None:
         f"1% touched {figures['refresh_touched_s']:.2f} s; reads over {figures['read_rows']:,} rows of "
         f"{figures['read_row_bytes']:.0f} bytes"
     )
-    out = {key: round(figures[key], 4) for key in KEYS}
+    busy = [f"{name}{suffix(c)}" for c in CONCURRENCIES for name in ("model_busy", "model_call_ms")]
+    extras = ("litellm_floor_cpu_ms", "subprocess_cpu_ms_per_user", "shards_cpu_ms_per_user",
+              "shards_pg_cpu_ms_per_user", *busy)  # fmt: skip
+    out = {key: None if figures[key] is None else round(figures[key], 4) for key in KEYS + extras}
     out.update(
         users=size["users"], read_users=figures["read_rows"], reps=args.reps, failures=figures["failures"]
     )

@@ -15,9 +15,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = {
-    "overhead_users_per_s", "latency_efficiency", "latency_efficiency_c32", "llm_calls_per_user",
-    "prompt_tokens_per_user_message", "rerun_llm_calls", "history_growth_ratio", "read_p50_ms", "read_p99_ms",
-    "pk_p50_ms", "refresh_touched_ratio", "peak_rss_mb", "peak_rss_mb_small", "refresh_s",
+    "overhead_users_per_s", "litellm_floor_users_per_s", "overhead_floor_ratio", "cpu_ms_per_user",
+    "model_cpu_ms_per_user", "own_cpu_ms_per_user", "pg_cpu_ms_per_user", "latency_efficiency",
+    "latency_efficiency_c32", "llm_calls_per_user", "prompt_tokens_per_user_message", "rerun_llm_calls",
+    "history_growth_ratio", "read_p50_ms", "read_p99_ms", "pk_p50_ms", "refresh_touched_ratio", "peak_rss_mb",
+    "peak_rss_mb_small", "refresh_s", "model_busy", "model_busy_c32",
 }  # fmt: skip
 
 
@@ -50,6 +52,9 @@ def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:
     assert figures["rerun_llm_calls"] == 0  # nothing new: no call
     assert 0 < figures["prompt_tokens_per_user_message"] < 130
     assert all(figures[key] > 0 for key in ("overhead_users_per_s", "latency_efficiency", "read_p50_ms"))
+    # the model boundary's CPU is a part of the run process's; pg_cpu_ms_per_user is None on a remote server
+    assert 0 < figures["model_cpu_ms_per_user"] < figures["cpu_ms_per_user"]
+    assert figures["litellm_floor_users_per_s"] > 0 and figures["model_busy"] > 0
     assert "overhead_users_per_s" in done.stdout.split("\n", 3)[2]  # the table before the JSON line
     assert scratch_databases(server_url) == before  # every scratch database dropped
 
