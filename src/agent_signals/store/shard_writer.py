@@ -12,7 +12,7 @@ the number of statements follows the longest answer in the group, not the number
 Per round: the candidates COPYed, resolved against the signals as they are (apply_resolve.sql: the target of
 an update, the signal the candidate restates); then the new signals with their events and evidence
 (apply_create.sql), the rewrites with the evidence of the signals restated or updated (apply_rewrite_cite.sql),
-the mention counts of the signals that changed (apply_sync_mentions.sql) and their events (COPY)."""
+the mention counts of the signals that changed (sync_mentions.sql) and their events (COPY)."""
 
 from __future__ import annotations
 
@@ -286,7 +286,7 @@ class ShardWriter:
             return
         after = {
             row["signal_id"]: row["snapshot"]
-            for row in await self._rows("apply_sync_mentions", {"signal_ids": [s.signal_id for s in syncs]})
+            for row in await self._rows("sync_mentions", {"signal_ids": [s.signal_id for s in syncs]})
         }
         await self._events([
             (s.signal_id, s.user_id, s.action, "pipeline", s.prov, s.before, after[s.signal_id]) for s in syncs
@@ -332,7 +332,7 @@ class ShardWriter:
                 {"signal_id": survivor.signal_id, "content": content, "normalized": normalized,
                  "kind": survivor.kind, "tier": "core", "embedding": None},
             )  # fmt: skip
-        (after,) = await self._rows("apply_sync_mentions", {"signal_ids": [survivor.signal_id]})
+        (after,) = await self._rows("sync_mentions", {"signal_ids": [survivor.signal_id]})
         await self._events([(
             survivor.signal_id, user_id, "merge", "reconciler", prov,
             {"survivor": survivor.snapshot, "absorbed": [r.snapshot for r in absorbed]},

@@ -25,7 +25,7 @@ async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run
             cur = await conn.execute(query(settings, "retract_signal"), {"signal_id": signal_id})
             row = await cur.fetchone()
             if row is None:
-                await conn.execute(query(settings, "sync_mentions"), {"signal_id": signal_id})
+                await conn.execute(query(settings, "sync_mentions"), {"signal_ids": [signal_id]})
                 continue
             retracted += 1
             await conn.execute(

@@ -137,7 +137,7 @@ def undo_merge(conn: psycopg.Connection, settings: Settings, event: dict[str, An
                 {"signal_id": snapshot["signal_id"], "survivor_id": survivor_id,
                  "status": snapshot["status"], "tier": snapshot["tier"]},
             )  # fmt: skip
-            conn.execute(query(settings, "sync_mentions"), {"signal_id": snapshot["signal_id"]})
+            conn.execute(query(settings, "sync_mentions"), {"signal_ids": [snapshot["signal_id"]]})
         conn.execute(
             query(settings, "remove_copied_evidence"),
             {"survivor_id": survivor_id, "copied": Jsonb(event["after"]["copied"])},
@@ -148,5 +148,5 @@ def undo_merge(conn: psycopg.Connection, settings: Settings, event: dict[str, An
              "normalized": normalize_content(before["content"]), "kind": before["kind"],
              "tier": before["tier"], "embedding": None},
         )  # fmt: skip
-        after = conn.execute(query(settings, "sync_mentions"), {"signal_id": survivor_id}).fetchone()[0]
+        after = conn.execute(query(settings, "sync_mentions"), {"signal_ids": [survivor_id]}).fetchone()[1]
         _record_undo(conn, settings, event, after)
