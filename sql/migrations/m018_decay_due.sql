@@ -1,0 +1,48 @@
+-- Decay whose cost follows the signals due, not the table (issue 19, point 5).
+--
+-- A contextual signal is archived when signals.retention(last_seen_at, mention_count, at, base, boost)
+-- falls under the threshold, that is when its age passes S * ln(1 / threshold) days, S = base * (1 + boost *
+-- (greatest(mention_count, 1) - 1)). For one mention count that age is one number: the due signals of that
+-- count are a range of last_seen_at, read from the index below. signals.due_for_archive walks the distinct
+-- mention counts of the active contextual signals (a loose index scan: one probe per count in use), reads
+-- each count's range, and keeps those whose retention, computed exactly as before, is under the threshold:
+-- the same signals as the scan of the whole table, at a cost of the due rows plus one probe per count.
+-- The formula's values stay query parameters (settings may change between runs): nothing stored depends
+-- on them.
+
+create index signals_contextual_due_idx on signals.signals (mention_count, last_seen_at)
+    where origin = 'inferred' and status = 'active' and tier = 'contextual';
+
+create function signals.due_for_archive(
+    at timestamptz,
+    base_days double precision,
+    mention_boost double precision,
+    threshold double precision
+) returns setof uuid
+language sql stable parallel safe as $$
+    with recursive counts (m) as (
+        select min(mention_count) from signals.signals
+        where origin = 'inferred' and status = 'active' and tier = 'contextual'
+        union all
+        select (select min(s.mention_count) from signals.signals s
+                where s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
+                  and s.mention_count > c.m)
+        from counts c
+        where c.m is not null
+    )
+    select s.signal_id
+    from counts c
+    cross join lateral (
+        -- the range: last seen before `at` minus the age at which retention reaches the threshold (capped at
+        -- a million days, a wider range, so that the subtraction stays a valid timestamp), plus a second
+        -- of slack for rounding; the exact test follows
+        select least(base_days * (1 + mention_boost * (greatest(c.m, 1) - 1)) * ln(1 / nullif(threshold, 0)), 1e6)
+               as days
+    ) d
+    join signals.signals s
+      on s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
+     and s.mention_count = c.m
+     and s.last_seen_at <= at - make_interval(secs => d.days * 86400.0) + interval '1 second'
+    where c.m is not null and threshold > 0
+      and signals.retention(s.last_seen_at, s.mention_count, at, base_days, mention_boost) < threshold
+$$;
