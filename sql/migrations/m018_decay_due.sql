@@ -29,20 +29,24 @@ language sql stable parallel safe as $$
                   and s.mention_count > c.m)
         from counts c
         where c.m is not null
+    ), ranges as (
+        -- for each count: last seen before `at` minus the age at which retention reaches the threshold
+        -- (capped at a million days, a wider range, so that the subtraction stays a valid timestamp), plus
+        -- a second of slack for rounding; the exact test follows
+        select m, at - make_interval(secs => least(
+                   base_days * (1 + mention_boost * (greatest(m, 1) - 1)) * ln(1 / nullif(threshold, 0)), 1e6
+               ) * 86400.0) + interval '1 second' as seen_before
+        from counts
+        where m is not null and threshold > 0
     )
     select s.signal_id
-    from counts c
+    from ranges r
     cross join lateral (
-        -- the range: last seen before `at` minus the age at which retention reaches the threshold (capped at
-        -- a million days, a wider range, so that the subtraction stays a valid timestamp), plus a second
-        -- of slack for rounding; the exact test follows
-        select least(base_days * (1 + mention_boost * (greatest(c.m, 1) - 1)) * ln(1 / nullif(threshold, 0)), 1e6)
-               as days
-    ) d
-    join signals.signals s
-      on s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
-     and s.mention_count = c.m
-     and s.last_seen_at <= at - make_interval(secs => d.days * 86400.0) + interval '1 second'
-    where c.m is not null and threshold > 0
-      and signals.retention(s.last_seen_at, s.mention_count, at, base_days, mention_boost) < threshold
+        select s.signal_id, s.last_seen_at, s.mention_count
+        from signals.signals s
+        where s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
+          and s.mention_count = r.m and s.last_seen_at <= r.seen_before
+        offset 0  -- one index range per count (not flattened into a join that scans the table)
+    ) s
+    where signals.retention(s.last_seen_at, s.mention_count, at, base_days, mention_boost) < threshold
 $$;
