@@ -50,3 +50,11 @@ language sql stable parallel safe as $$
     ) s
     where signals.retention(s.last_seen_at, s.mention_count, at, base_days, mention_boost) < threshold
 $$;
+
+-- The users a run's table expectations read (sql/queries/expect_*.sql): those its view refresh took
+-- (ops.touched_users), the users whose signals changed since the last refresh, whoever changed them. Read
+-- once as an array, then every table is probed by its index on user_id.
+create function ops.run_users(p_run_id uuid) returns text[]
+language sql stable parallel safe as $$
+    select array(select t.user_id from ops.touched_users t where t.run_id = p_run_id)
+$$;

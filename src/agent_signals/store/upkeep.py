@@ -57,6 +57,12 @@ async def mark_dirty(conn: psycopg.AsyncConnection, settings: Settings, user_ids
     await conn.execute(query(settings, "mark_dirty"), {"user_ids": user_ids})
 
 
+async def mark_run_users_dirty(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
+    """The users `run_id`'s refresh took marked dirty again (its table expectations failed on them): the
+    next run checks them again."""
+    await conn.execute(query(settings, "mark_dirty_run"), {"run_id": run_id})
+
+
 async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
     """The users marked dirty now are the ones this run's refresh builds; their decay scores are the run's
     (a user marked after the decay stage is scored here), so that the views order them as of this run."""
