@@ -63,7 +63,6 @@ insert into signals.evidence (signal_id, conversation_id, message_id, quote, mes
 select signal_id, 'c-' || user_id, 'm-' || signal_id, content, last_seen_at from signals.signals
 """
 TOUCH = [  # the run's users marked dirty (what its writes do), the run recorded
-    "delete from signals.dirty_users",
     "insert into signals.dirty_users (user_id) select 'u' || u from generate_series(0, %(touched)s - 1) u",
     "insert into ops.runs (run_id, kind, window_end) values (%(run_id)s, 'manual', %(at)s)",
 ]
@@ -108,6 +107,7 @@ def seed(url: str, users: int, per_user: int, touched: int) -> None:
         conn.execute(EVIDENCE)
         for statement in VIEW_STAND_IN:
             conn.execute(statement)
+        conn.execute("delete from signals.dirty_users")  # the seeding marked everyone: a refresh cleared them
         conn.execute("vacuum analyze")
 
 
