@@ -1,19 +1,21 @@
 """What the decay and checks stages cost as the stored signals grow while a run touches the same users:
 issue 19, point 5 ("cost follows the users touched"). Two scratch databases, one with --users users of
 --per-user signals each (1x) and one with ten times the users (10x); in both the same --touched users are
-marked dirty (what a run's writes do) and own the only signals due for archiving (two each). On a fresh
-copy of each, per repetition, times the statements of the stages themselves:
+marked dirty (what a run's writes do) and own the only signals due for archiving (two each). In each, per
+repetition, times the statements of the stages themselves (the decay ones in a transaction rolled back, so
+that every repetition starts from the same rows):
 
 - decay: store/upkeep.decay (archive the due signals, score the dirty users' signals);
 - take: store/upkeep.take_dirty_users (the refresh's first step: the users handed to the refresh, scored
   at the run's time);
 - checks: adapters/expectations.check_tables (Great Expectations over the run's users);
 
-and, for comparison on another copy, what they replaced: the whole-table decay statements (every active
-inferred signal scored, every contextual one tested) and the checks over every user (everyone=True).
-Prints a table, then one JSON line (medians, seconds; ratios 10x over 1x).
+and, for comparison, what they replaced: the whole-table decay statements (every active inferred signal
+scored, every contextual one tested) and the checks over every user (everyone=True). The two sizes are
+measured in turn, after one warm-up repetition each. Prints a table, then one JSON line (medians, seconds;
+ratios 10x over 1x).
 
-    python bench/decay_cost.py [--users 2000] [--per-user 20] [--touched 100] [--reps 3]
+    python bench/decay_cost.py [--users 2000] [--per-user 20] [--touched 100] [--reps 5]
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ insert into signals.evidence (signal_id, conversation_id, message_id, quote, mes
 select signal_id, 'c-' || user_id, 'm-' || signal_id, content, last_seen_at from signals.signals
 """
 TOUCH = [  # the run's users marked dirty (what its writes do), the run recorded
-    "insert into signals.dirty_users (user_id) select 'u' || u from generate_series(0, %(touched)s - 1) u",
+    "insert into signals.dirty_users (user_id) select 'u' || u from generate_series(0, %(touched)s - 1) u"
+    " on conflict do nothing",
     "insert into ops.runs (run_id, kind, window_end) values (%(run_id)s, 'manual', %(at)s)",
 ]
 
@@ -111,54 +114,61 @@ def seed(url: str, users: int, per_user: int, touched: int) -> None:
         conn.execute("vacuum analyze")
 
 
-async def measure_copy(url: str, touched: int) -> dict[str, float]:
-    """The stages' statements on one fresh copy: decay, then the refresh's take, then the checks."""
-    from agent_signals.adapters import expectations as quality
+async def measure_decay(url: str, touched: int) -> dict[str, float]:
+    """One repetition of the decay stage and the refresh's take, then of the whole-table decay statements,
+    each in a transaction rolled back: every repetition starts from the same rows."""
     from agent_signals.store import upkeep
 
     settings = Settings(database_url=url)
-    run_id = uuid.uuid4()
-    params = {**query_params(settings, AT), "run_id": run_id}
     conn = await psycopg.AsyncConnection.connect(url, autocommit=True)
     try:
-        for statement in TOUCH:
-            await conn.execute(statement, {"touched": touched, "run_id": run_id, "at": AT})
-        started = time.perf_counter()
-        archived = await upkeep.decay(conn, settings, params)
-        decay_s = time.perf_counter() - started
-        started = time.perf_counter()
-        await upkeep.take_dirty_users(conn, settings, run_id)
-        take_s = time.perf_counter() - started
+        run_id = uuid.uuid4()
+        params = {**query_params(settings, AT), "run_id": run_id}
+        async with conn.transaction(force_rollback=True):
+            for statement in TOUCH:
+                await conn.execute(statement, {"touched": touched, "run_id": run_id, "at": AT})
+            started = time.perf_counter()
+            archived = await upkeep.decay(conn, settings, params)
+            decay_s = time.perf_counter() - started
+            started = time.perf_counter()
+            await upkeep.take_dirty_users(conn, settings, run_id)
+            take_s = time.perf_counter() - started
+        assert archived == 2 * touched, archived  # the due signals, and only them
+        async with conn.transaction(force_rollback=True):
+            for statement in TOUCH:
+                await conn.execute(statement, {"touched": touched, "run_id": run_id, "at": AT})
+            started = time.perf_counter()
+            for statement in WHOLE_TABLE_DECAY:
+                await conn.execute(statement, params)
+            whole_s = time.perf_counter() - started
     finally:
         await conn.close()
-    assert archived == 2 * touched, archived  # the due signals, and only them
-    started = time.perf_counter()
-    report = await asyncio.to_thread(quality.check_tables, settings, url, run_id)
-    checks_s = time.perf_counter() - started
-    assert not report.failed_critical, report
-    return {"decay_s": decay_s, "take_s": take_s, "checks_s": checks_s}
+    return {"decay_s": decay_s, "take_s": take_s, "decay_whole_table_s": whole_s}
 
 
-def measure_before(url: str, touched: int) -> dict[str, float]:
-    """The whole-table statements the decay stage ran before, and the checks over every user."""
-    from agent_signals.adapters import expectations as quality
-
-    settings = Settings(database_url=url)
+def prepare_checks(url: str, touched: int) -> uuid.UUID:
+    """A run whose refresh took the touched users (committed: GX reads on its own connection)."""
     run_id = uuid.uuid4()
-    params = {**query_params(settings, AT), "run_id": run_id}
     with psycopg.connect(url, autocommit=True) as conn:
         for statement in TOUCH:
             conn.execute(statement, {"touched": touched, "run_id": run_id, "at": AT})
         conn.execute("insert into ops.touched_users (run_id, user_id) select %s, user_id from signals.dirty_users",
                      [run_id])  # fmt: skip
-        started = time.perf_counter()
-        with conn.transaction():
-            for statement in WHOLE_TABLE_DECAY:
-                conn.execute(statement, params)
-        decay_s = time.perf_counter() - started
+    return run_id
+
+
+def measure_checks(url: str, run_id: uuid.UUID) -> dict[str, float]:
+    """One repetition of the checks over the run's users, then over every user."""
+    from agent_signals.adapters import expectations as quality
+
+    settings = Settings(database_url=url)
+    started = time.perf_counter()
+    report = quality.check_tables(settings, url, run_id)
+    checks_s = time.perf_counter() - started
+    assert not report.failed_critical, report
     started = time.perf_counter()
     quality.check_tables(settings, url, run_id, everyone=True)
-    return {"decay_whole_table_s": decay_s, "checks_everyone_s": time.perf_counter() - started}
+    return {"checks_s": checks_s, "checks_everyone_s": time.perf_counter() - started}
 
 
 def main() -> None:
@@ -166,31 +176,29 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=2000, help="users at 1x (10x: ten times as many)")
     parser.add_argument("--per-user", type=int, default=20, help="signals per user")
     parser.add_argument("--touched", type=int, default=100, help="users the run touches (both sizes)")
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
-    templates: dict[int, str] = {}
-    copies: list[str] = []
+    databases: dict[int, str] = {}
     figures: dict[int, dict[str, list[float]]] = {1: {}, 10: {}}
     try:
         for factor in (1, 10):
-            templates[factor] = scratch.create(f"bench_tpl_decay{factor}")
-            seed(scratch.url_of(templates[factor]), args.users * factor, args.per_user, args.touched)
-        warm = scratch.create("bench_decay_warm", template=templates[1])  # GX's first validation: imports
-        copies.append(warm)
-        asyncio.run(measure_copy(scratch.url_of(warm), args.touched))
-        for _ in range(args.reps):
-            for factor in (1, 10):  # interleaved: the machine's noise falls on both sizes
-                now = scratch.create(f"bench_decay{factor}", template=templates[factor])
-                before = scratch.create(f"bench_decay{factor}", template=templates[factor])
-                copies += [now, before]
-                measured = {**asyncio.run(measure_copy(scratch.url_of(now), args.touched)),
-                            **measure_before(scratch.url_of(before), args.touched)}  # fmt: skip
+            databases[factor] = scratch.create(f"bench_decay{factor}")
+            seed(scratch.url_of(databases[factor]), args.users * factor, args.per_user, args.touched)
+        runs = {
+            factor: prepare_checks(scratch.url_of(name), args.touched) for factor, name in databases.items()
+        }
+        for rep in range(args.reps + 1):  # the first: a warm-up (caches, GX's imports), not counted
+            for factor, name in databases.items():  # interleaved: the machine's noise falls on both sizes
+                url = scratch.url_of(name)
+                measured = {
+                    **asyncio.run(measure_decay(url, args.touched)),
+                    **measure_checks(url, runs[factor]),
+                }
                 for key, value in measured.items():
-                    figures[factor].setdefault(key, []).append(value)
-                scratch.drop(now)
-                scratch.drop(before)
+                    if rep:
+                        figures[factor].setdefault(key, []).append(value)
     finally:
-        for name in [*templates.values(), *copies]:
+        for name in databases.values():
             scratch.drop(name)
     medians = {f: {k: statistics.median(v) for k, v in figures[f].items()} for f in (1, 10)}
     signals = {f: args.users * f * args.per_user + 2 * args.touched for f in (1, 10)}
@@ -199,7 +207,7 @@ def main() -> None:
         "touched_users": args.touched, "reps": args.reps,
     }  # fmt: skip
     print(f"{'seconds (median of ' + str(args.reps) + ')':<34} {'1x':>9} {'10x':>9} {'10x/1x':>7}")
-    for key in medians[1]:
+    for key in ("decay_s", "take_s", "checks_s", "decay_whole_table_s", "checks_everyone_s"):
         one, ten = medians[1][key], medians[10][key]
         result[f"{key}_1x"], result[f"{key}_10x"] = round(one, 4), round(ten, 4)
         result[f"{key.removesuffix('_s')}_ratio"] = round(ten / one, 2)
