@@ -83,6 +83,20 @@ def test_the_due_signals_are_those_the_scan_of_every_signal_finds(conn, decay):
     assert bool(due) == (decay.archive_below > 0)
 
 
+@pytest.mark.unit
+def test_every_table_check_is_scoped_to_the_run_and_everyone_drops_the_scope():
+    """Each expectation reads the run's users (ops.run_users) or the run's touched_users rows; `everyone`
+    replaces the first scope by `user_id is not null`."""
+    from agent_signals.config import Settings
+
+    for check in quality.TABLE_CHECKS:
+        sql = query(Settings(), check.sql_name)
+        assert quality.RUN_SCOPE in sql or "t.run_id = %(run_id)s" in sql, check.sql_name
+        run_id = uuid.uuid4()
+        assert f"'{run_id}'::uuid" in quality._scoped(sql, run_id, everyone=False)
+        assert quality.RUN_SCOPE.split("(")[1] not in quality._scoped(sql, run_id, everyone=True)
+
+
 @pytest.mark.db
 def test_archiving_scoring_and_the_checks_read_indexes_not_the_table(conn, settings):
     """With 6,000 signals of 300 users stored (none due) and one user dirty, no statement of the decay stage,

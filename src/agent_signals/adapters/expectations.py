@@ -141,14 +141,14 @@ def check_tables(settings: Settings, url: str, run_id: UUID, *, everyone: bool =
         return _check_tables(settings, url, run_id, everyone)
 
 
+RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"  # the scope of the expect_*.sql queries on user_id (m018)
+
+
 def _scoped(sql: str, run_id: UUID, everyone: bool) -> str:
     """An expectation's query for the run's users, or for every user (its scope dropped)."""
     if everyone:
         sql = sql.replace(RUN_SCOPE, "is not null")  # `user_id = any(...)`: `user_id is not null`
     return sql.replace("%(run_id)s", f"'{run_id}'::uuid")
-
-
-RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"  # the scope of the expect_*.sql queries on user_id (m018)
 
 
 def _check_tables(settings: Settings, url: str, run_id: UUID, everyone: bool) -> TableReport:
