@@ -80,6 +80,19 @@ def test_the_load_bench_reports_rows_per_second_and_peak_memory(server_url: str)
         assert figures[fmt]["baseline_peak_rss_mb"] > 0
 
 
+@pytest.mark.bench
+@pytest.mark.db
+def test_the_decay_bench_times_both_sizes_and_what_they_replaced(server_url: str) -> None:
+    before = scratch_databases(server_url)
+    figures = bench_figures(
+        server_url, "bench/decay_cost.py", "--users", "50", "--touched", "5", "--reps", "1"
+    )
+    assert (figures["signals_1x"], figures["signals_10x"]) == (50 * 20 + 10, 500 * 20 + 10)
+    for key in ("decay", "take", "checks", "decay_whole_table", "checks_everyone"):
+        assert figures[f"{key}_s_1x"] > 0 and figures[f"{key}_s_10x"] > 0 and figures[f"{key}_ratio"] > 0
+    assert scratch_databases(server_url) == before
+
+
 def bench_figures(server_url: str, program: str, *args: str) -> dict:
     """Run a bench program in a child process on the test server; its figures (the last line, JSON)."""
     done = subprocess.run(

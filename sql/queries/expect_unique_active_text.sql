@@ -1,6 +1,7 @@
--- Two active signals of one user with the same normalized text (must be none).
+-- Two active signals of a user this run touched with the same normalized text (must be none).
 select user_id, normalized, count(*) as copies
 from {batch}
-where status = 'active'
+where user_id = any(ops.run_users(%(run_id)s))
+  and status = 'active'
 group by user_id, normalized
 having count(*) > 1

@@ -4,5 +4,5 @@ from ops.touched_users t
 join ops.runs r on r.run_id = t.run_id
 left join context.user_context c on c.user_id = t.user_id
 where t.run_id = %(run_id)s
-  and t.user_id in (select user_id from {batch} where status = 'active')
+  and exists (select 1 from {batch} s where s.user_id = t.user_id and s.status = 'active')
   and (c.refreshed_at is null or c.refreshed_at < r.started_at)

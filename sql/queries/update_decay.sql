@@ -1,10 +1,12 @@
--- DESIGN.md's retention for every active inferred signal, in one set-based statement (manual signals do
--- not decay). Rows whose score moved by less than the score step (core/decay.py: SCORE_STEP) are left alone.
+-- DESIGN.md's retention at the run's time for the active inferred signals of the users marked dirty (their
+-- signals changed since the views last rebuilt them: this run's writes and archives, the user paths): the
+-- users whose summary and rows of the views are rebuilt next, ordered by this score. Other users' scores
+-- stay those of the run that last rebuilt them, which is what their rows of the views show (m018; docs/
+-- pipeline.md, "decay"). Manual signals do not decay. Rows whose score moved by less than the score step
+-- (core/decay.py: SCORE_STEP) are left alone.
 update signals.signals s
-set decay_score = r.score
-from (
-    select signal_id, signals.retention(last_seen_at, mention_count, %(at)s, %(base_days)s, %(boost)s) as score
-    from signals.signals
-    where origin = 'inferred' and status = 'active'
-) r
-where s.signal_id = r.signal_id and abs(s.decay_score - r.score) >= %(score_step)s
+set decay_score = signals.retention(s.last_seen_at, s.mention_count, %(at)s, %(base_days)s, %(boost)s)
+where s.user_id = any(array(select d.user_id from signals.dirty_users d))
+  and s.origin = 'inferred' and s.status = 'active'
+  and abs(s.decay_score - signals.retention(s.last_seen_at, s.mention_count, %(at)s, %(base_days)s, %(boost)s))
+      >= %(score_step)s

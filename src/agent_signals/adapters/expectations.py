@@ -4,7 +4,13 @@
   failing row (one candidate) is not written and is recorded as a rejected action; the user's other
   candidates are written.
 - After the writes: table-level expectations on PostgreSQL. Critical ones fail the run; warnings are
-  recorded in the runs ledger.
+  recorded in the runs ledger. Each expectation reads only the users the run's view refresh took
+  (ops.touched_users: whoever's signals changed since the last refresh, by the run, a user path or an
+  operator; the trigger signals_mark_dirty marks them), through ops.run_users(run_id) and the indexes on
+  user_id: a run's checks cost what its users cost, not the table (issue 19, point 5). Users nobody changed
+  cannot have broken an invariant their last check passed, with one exception: evidence deleted directly
+  (not through a retraction, which marks the user) leaves an inferred signal without evidence unseen until
+  its user changes; `check_tables(..., everyone=True)` reads every user.
 """
 
 from __future__ import annotations
@@ -126,15 +132,26 @@ class TableReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def check_tables(settings: Settings, url: str, run_id: UUID) -> TableReport:
-    """Run the table-level expectations against PostgreSQL (one GX batch of signals.signals). One at a time
-    in a process: two runs of one process (concurrent flow runs) would each replace the other's data source,
-    and with it the asset of the other's batch (GX's LookupError)."""
+def check_tables(settings: Settings, url: str, run_id: UUID, *, everyone: bool = False) -> TableReport:
+    """Run the table-level expectations against PostgreSQL (one GX batch of signals.signals, each query
+    restricted to the users `run_id`'s refresh took; `everyone`: every user, a whole-table check). One at a
+    time in a process: two runs of one process (concurrent flow runs) would each replace the other's data
+    source, and with it the asset of the other's batch (GX's LookupError)."""
     with _GX_LOCK:
-        return _check_tables(settings, url, run_id)
+        return _check_tables(settings, url, run_id, everyone)
 
 
-def _check_tables(settings: Settings, url: str, run_id: UUID) -> TableReport:
+RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"  # the scope of the expect_*.sql queries on user_id (m018)
+
+
+def _scoped(sql: str, run_id: UUID, everyone: bool) -> str:
+    """An expectation's query for the run's users, or for every user (its scope dropped)."""
+    if everyone:
+        sql = sql.replace(RUN_SCOPE, "is not null")  # `user_id = any(...)`: `user_id is not null`
+    return sql.replace("%(run_id)s", f"'{run_id}'::uuid")
+
+
+def _check_tables(settings: Settings, url: str, run_id: UUID, everyone: bool) -> TableReport:
     import great_expectations as gx
 
     context = _context()
@@ -147,7 +164,7 @@ def _check_tables(settings: Settings, url: str, run_id: UUID) -> TableReport:
     for check in TABLE_CHECKS:
         if check.sql_name == "expect_summaries_current" and not settings.summaries:
             continue
-        sql = query(settings, check.sql_name).replace("%(run_id)s", f"'{run_id}'")
+        sql = _scoped(query(settings, check.sql_name), UUID(str(run_id)), everyone)
         suite.add_expectation(
             gx.expectations.UnexpectedRowsExpectation(
                 unexpected_rows_query=sql,

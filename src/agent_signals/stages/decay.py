@@ -1,6 +1,21 @@
-"""The decay stage: every active inferred signal's decay score recomputed at the run's time (one statement,
-the formula of core/decay.py), and the contextual ones under the archive threshold archived (kept and
-queryable, out of the context views)."""
+"""The decay stage, at the run's time: the contextual inferred signals whose retention fell under the archive
+threshold archived (kept and queryable, out of the context views; an `archive` event each), then the decay
+scores of the dirty users' active inferred signals rewritten (the formula of core/decay.py).
+
+Its cost follows the signals due and the users touched, not the table (issue 19, point 5):
+
+- Archiving reads only the due signals. Retention falls with time for a fixed (last_seen_at, mentions), so
+  a contextual signal is due once its age passes S * ln(1 / threshold) days: for each mention count in use
+  that is one range of last_seen_at, read from a partial index (signals.due_for_archive, m018). The
+  retention is then tested exactly as before, at the run's time: the same signals are archived at the same
+  run as by the scan of every signal it replaces.
+- Scores are rewritten only where they are read: the views and the summaries order a user's inferred
+  signals by decay_score, and they rebuild only the users marked dirty (signals.dirty_users: this run's
+  writes, the archives just made, the user paths). Those users are scored here, and a user marked after
+  this stage is scored when the refresh takes them (store/upkeep.take_dirty_users). Every other user's
+  scores stay those of the run that last rebuilt their rows, which is what their rows show: decay_score is
+  the retention at the last run that rebuilt the user, not at the last run.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +26,8 @@ from agent_signals.store import upkeep
 
 @stage("decay")
 async def decay(ctx: RunContext) -> int:
-    """Recompute decay scores of all active inferred signals (one statement) and archive contextual ones
-    under the threshold. Returns how many were archived."""
+    """Archive the contextual signals due at the run's time, then score the dirty users' active inferred
+    signals (both in one transaction). Returns how many were archived."""
     params = {**formula.query_params(ctx.settings, ctx.until), "run_id": ctx.run_id}
     async with ctx.pool.connection() as conn:
         archived = await upkeep.decay(conn, ctx.settings, params)

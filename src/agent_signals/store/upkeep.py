@@ -1,6 +1,10 @@
 """The statements of the stages after the writes: evidence of conversations deleted from the source removed
 and the signals left without any retracted, decay scores and archiving (parameters from core/decay.py), the
-dirty-user marks that drive summaries and the views' refresh, and whether a run has any work at all."""
+dirty-user marks that drive summaries and the views' refresh, and whether a run has any work at all.
+
+Decay costs what is due and who is touched, not the table: archiving reads the due signals from an index
+(signals.due_for_archive, m018), and scores are rewritten only for the users whose summary and rows of the
+views are rebuilt (the dirty users at the decay stage, the users a refresh takes)."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
+from agent_signals.core import decay as formula
 from agent_signals.store.sqlfiles import query
 
 
@@ -38,9 +43,9 @@ async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run
 
 
 async def decay(conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]) -> int:
-    """In one transaction: contextual signals under the threshold archived (an event each), then every
-    active inferred signal's score rewritten. `params`: core/decay.py's query_params and the run_id. Returns
-    how many were archived."""
+    """In one transaction: contextual signals under the threshold archived (an event each; their users are
+    marked dirty by the trigger), then the scores of the dirty users' active inferred signals rewritten.
+    `params`: core/decay.py's query_params and the run_id. Returns how many were archived."""
     async with conn.transaction():
         archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
         await conn.execute(query(settings, "update_decay"), params)
@@ -52,9 +57,21 @@ async def mark_dirty(conn: psycopg.AsyncConnection, settings: Settings, user_ids
     await conn.execute(query(settings, "mark_dirty"), {"user_ids": user_ids})
 
 
+async def mark_run_users_dirty(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
+    """The users `run_id`'s refresh took marked dirty again (its table expectations failed on them): the
+    next run checks them again."""
+    await conn.execute(query(settings, "mark_dirty_run"), {"run_id": run_id})
+
+
 async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
-    """The users marked dirty now are the ones this run's refresh builds."""
-    await conn.execute(query(settings, "take_dirty_users"), {"run_id": run_id})
+    """The users marked dirty now are the ones this run's refresh builds; their decay scores are the run's
+    (a user marked after the decay stage is scored here), so that the views order them as of this run."""
+    decay_of = formula.Decay.of(settings)  # at the run's own time: ops.runs.window_end
+    params = {"base_days": decay_of.base_days, "boost": decay_of.mention_boost,
+              "score_step": formula.SCORE_STEP, "run_id": run_id}  # fmt: skip
+    async with conn.transaction():
+        await conn.execute(query(settings, "take_dirty_users"), {"run_id": run_id})
+        await conn.execute(query(settings, "rescore_taken_users"), params)
 
 
 async def clear_dirty_users(
