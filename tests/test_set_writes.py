@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -108,3 +110,31 @@ def test_actions_of_one_answer_see_the_ones_before_them_and_a_rerun_changes_noth
         "select signal_id, mention_count, updated_at from signals.signals order by 1"
     ).fetchall()
     assert after == before
+
+
+@pytest.mark.db
+def test_a_frame_reaches_the_database_as_written(database_url, settings):
+    """What the writer COPYs: an empty string stays empty (not null), quotes, commas, newlines and non-Latin
+    text survive, and a time in another zone is the same instant."""
+    import psycopg
+
+    from agent_signals.store.shard_writer import copy_frame, frame
+
+    berlin = datetime(2026, 3, 1, 12, 30, 15, 123456, tzinfo=timezone(timedelta(hours=1)))
+    key, signal = str(uuid.uuid4()), uuid.uuid4()
+    rows = [
+        (key, str(signal), "", 'say "hi", then\nleave', "ключ ✓", berlin),
+        (key, str(signal), "c2", "plain", "", berlin.astimezone(UTC)),
+    ]
+    table = "staging.apply_cited_evidence"
+
+    async def roundtrip() -> list[tuple]:
+        async with (
+            await psycopg.AsyncConnection.connect(database_url) as conn,
+            conn.transaction(force_rollback=True),
+        ):
+            await copy_frame(conn, table, frame(table, rows))
+            cur = await conn.execute(f"select * from {table} order by conversation_id")
+            return await cur.fetchall()
+
+    assert asyncio.run(roundtrip()) == [(uuid.UUID(key), signal, *row[2:]) for row in rows]

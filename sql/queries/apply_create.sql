@@ -4,11 +4,11 @@
 -- update_decay computes it), and a contextual signal already under the archive threshold (learned from old
 -- messages) is written archived, with the `archive` event archive_decayed.sql would log: the run's decay
 -- stage has nothing left to change, so the set the extraction's summary describes is the set that stays
--- active. Both staging tables are consumed.
+-- active. The batch's rows of both staging tables are consumed.
 with staged as (
-    delete from pg_temp.apply_new_signals returning *
+    delete from staging.apply_new_signals where batch = %(batch)s returning *
 ), cited as (
-    delete from pg_temp.apply_new_evidence returning *
+    delete from staging.apply_new_evidence where batch = %(batch)s returning *
 ), created as (
     insert into signals.signals as s (
         signal_id, user_id, content, normalized, kind, tier, origin, status,

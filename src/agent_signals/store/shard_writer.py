@@ -1,6 +1,6 @@
 """The write path's statements for a group of users (a shard, or one user alone), in the transaction its
 caller opened (stages/apply.py): set-based. Rows built in Python go to the database as polars frames,
-COPYed into staging tables (sql/queries/apply_staging.sql) or straight into the tables nothing else
+COPYed into staging tables (sql/migrations/m019_apply_staging.sql) or straight into the tables nothing else
 refers to (events, quarantine, rejected actions); each table is then written by one statement for the
 whole group. Every statement is a file of sql/queries/; re-running the same writes changes nothing.
 
@@ -67,23 +67,23 @@ def last_read(read: Sequence[SourceMessage]) -> list[SourceMessage]:
 # The frames COPYed, by table: column -> polars type (text for vectors, uuids and JSON).
 TEXT, INT, BOOL, TIME = pl.String, pl.Int64, pl.Boolean, pl.Datetime("us", "UTC")
 FRAMES: dict[str, dict[str, Any]] = {
-    "pg_temp.apply_candidates": {
-        "seq": INT, "user_id": TEXT, "normalized": TEXT, "kind": TEXT, "exclusive": BOOL, "embedding": TEXT,
+    "staging.apply_candidates": {
+        "batch": TEXT, "seq": INT, "user_id": TEXT, "normalized": TEXT, "kind": TEXT, "exclusive": BOOL, "embedding": TEXT,
         "target": TEXT,
     },
-    "pg_temp.apply_new_signals": {
-        "signal_id": TEXT, "user_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT,
+    "staging.apply_new_signals": {
+        "batch": TEXT, "signal_id": TEXT, "user_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT,
         "first_seen_at": TIME, "last_seen_at": TIME, "embedding": TEXT, "mentions": INT, "run_id": TEXT,
         "prompt_version": TEXT, "model": TEXT,
     },
-    "pg_temp.apply_new_evidence": {
-        "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
+    "staging.apply_new_evidence": {
+        "batch": TEXT, "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
     },
-    "pg_temp.apply_cited_evidence": {
-        "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
+    "staging.apply_cited_evidence": {
+        "batch": TEXT, "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
     },
-    "pg_temp.apply_rewrites": {
-        "signal_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT, "embedding": TEXT,
+    "staging.apply_rewrites": {
+        "batch": TEXT, "signal_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT, "embedding": TEXT,
     },
     "signals.events": {
         "signal_id": TEXT, "user_id": TEXT, "run_id": TEXT, "action": TEXT, "actor": TEXT,
@@ -154,6 +154,7 @@ class ShardWriter:
         self.settings = settings
         self.run_id = run_id
         self.at = at  # the run's time: decay is decided at it
+        self.key = str(uuid4())  # this write's rows in the staging tables
         self.counts: dict[str, Counter[str]] = defaultdict(Counter)
         self.touched: dict[str, set[UUID]] = defaultdict(set)
 
@@ -163,9 +164,12 @@ class ShardWriter:
         return await cur.fetchall() if cur.description else []
 
     async def begin(self, user_ids: Sequence[str]) -> None:
-        """The staging tables of this connection, and the users' write locks (user id order)."""
-        await self.conn.execute(query(self.settings, "apply_staging"))
+        """The users' write locks (user id order)."""
         await self._rows("lock_users", {"user_ids": sorted(user_ids)})
+
+    async def _stage(self, table: str, rows: Iterable[tuple]) -> None:
+        """Rows COPYed into a staging table (m019) under this transaction's key."""
+        await copy_frame(self.conn, table, frame(table, ((self.key, *row) for row in rows)))
 
     async def _events(self, rows: list[tuple]) -> None:
         """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
@@ -184,12 +188,14 @@ class ShardWriter:
         reinforcements, evidence, events)."""
         assert len({user_id for user_id, _p, _q in proposals}) == len(proposals), "one proposal per user"
         exclusive = self.settings.exclusive_kinds
-        await copy_frame(self.conn, "pg_temp.apply_candidates", frame("pg_temp.apply_candidates", (
+        await self._stage("staging.apply_candidates", (
             (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
              str(p.target.signal_id) if p.action == "update" and p.target is not None else None)
             for seq, (user_id, _prov, p) in enumerate(proposals)
-        )))  # fmt: skip
-        resolved = await self._rows("apply_resolve", {"threshold": self.settings.near_duplicate_similarity})
+        ))  # fmt: skip
+        resolved = await self._rows(
+            "apply_resolve", {"batch": self.key, "threshold": self.settings.near_duplicate_similarity}
+        )
         creates: list[tuple[str, Provenance, Proposal]] = []
         rewrites: list[tuple[UUID, Proposal]] = []
         syncs: list[_Sync] = []
@@ -225,7 +231,7 @@ class ShardWriter:
         updated away from this one) is written again under a new id."""
         ids = [signal_id_for(user_id, p.normalized) for user_id, _prov, p in creates]
         while creates:
-            await copy_frame(self.conn, "pg_temp.apply_new_signals", frame("pg_temp.apply_new_signals", (
+            await self._stage("staging.apply_new_signals", (
                 (str(signal_id), user_id, p.content, p.normalized, p.kind, p.tier,
                  _utc(min(c.message.created_at for c in p.evidence)),
                  _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
@@ -233,15 +239,17 @@ class ShardWriter:
                  len({(c.message.conversation_id, c.message.message_id) for c in p.evidence}),
                  str(prov.run_id), prov.prompt_version, prov.model)
                 for signal_id, (user_id, prov, p) in zip(ids, creates, strict=True)
-            )))  # fmt: skip
-            await copy_frame(self.conn, "pg_temp.apply_new_evidence", frame("pg_temp.apply_new_evidence", (
+            ))  # fmt: skip
+            await self._stage("staging.apply_new_evidence", (
                 (str(signal_id), c.message.conversation_id, c.message.message_id, c.quote,
                  _utc(c.message.created_at))
                 for signal_id, (_u, _prov, p) in zip(ids, creates, strict=True) for c in p.evidence
-            )))  # fmt: skip
+            ))  # fmt: skip
             created = {
                 row["signal_id"]: row["status"]
-                for row in await self._rows("apply_create", decay.query_params(self.settings, self.at))
+                for row in await self._rows(
+                    "apply_create", {"batch": self.key, **decay.query_params(self.settings, self.at)}
+                )
             }
             taken = []
             for signal_id, create in zip(ids, creates, strict=True):
@@ -262,17 +270,17 @@ class ShardWriter:
         a reinforcement that cites no new message changes nothing (`unchanged`: a replay)."""
         if not syncs:
             return
-        await copy_frame(self.conn, "pg_temp.apply_rewrites", frame("pg_temp.apply_rewrites", (
+        await self._stage("staging.apply_rewrites", (
             (str(signal_id), p.content, p.normalized, p.kind, p.tier, vector_text(p.embedding))
             for signal_id, p in rewrites
-        )))  # fmt: skip
-        await copy_frame(self.conn, "pg_temp.apply_cited_evidence", frame("pg_temp.apply_cited_evidence", (
+        ))  # fmt: skip
+        await self._stage("staging.apply_cited_evidence", (
             (str(s.signal_id), c.message.conversation_id, c.message.message_id, c.quote, _utc(c.message.created_at))
             for s in syncs for c in cites[s.user_id].evidence
-        )))  # fmt: skip
+        ))  # fmt: skip
         new = {
             row["signal_id"]: row["new"]
-            for row in await self._rows("apply_rewrite_cite", {"run_id": self.run_id})
+            for row in await self._rows("apply_rewrite_cite", {"batch": self.key, "run_id": self.run_id})
         }
         kept = [s for s in syncs if s.always or new.get(s.signal_id)]
         for s in syncs:
