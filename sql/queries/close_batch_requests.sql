@@ -1,5 +1,8 @@
--- A user's waiting requests of a batch closed (%(status)s: applied, in the transaction that writes the answers;
--- failed; unanswered). Returns how many were still waiting: 0 means another run closed them first.
-update ops.batch_requests
+-- The waiting requests of these (batch, user) pairs closed (%(status)s: applied, in the transaction that
+-- writes the answers; failed; unanswered), in one statement. Returns the pairs that had a request still
+-- waiting: a pair missing was closed by another run first.
+update ops.batch_requests r
 set status = %(status)s, error_kind = %(error_kind)s, closed_at = now(), closed_by_run = %(run_id)s
-where batch_key = %(batch_key)s and user_id = %(user_id)s and status = 'waiting'
+from unnest(%(batch_keys)s::uuid[], %(user_ids)s::text[]) as given (batch_key, user_id)
+where r.batch_key = given.batch_key and r.user_id = given.user_id and r.status = 'waiting'
+returning r.batch_key, r.user_id

@@ -101,7 +101,7 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
         if extracted.asked is not None and not ctx.dry_run:  # asked again, not applied again
             async with ctx.pool.connection() as conn:
                 await batches.close_requests(
-                    conn, ctx.settings, extracted.asked.batch_key, batch.user_id, "failed", ctx.run_id
+                    conn, ctx.settings, [(extracted.asked.batch_key, batch.user_id)], "failed", ctx.run_id
                 )
 
 
@@ -129,15 +129,10 @@ def _closing(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> Finis
     if not asked:
         return None
 
-    async def close(conn: psycopg.AsyncConnection) -> None:
-        gone = [
-            (user_id, a.batch_key)
-            for user_id, a in asked
-            if not await batches.close_requests(
-                conn, ctx.settings, a.batch_key, user_id, "applied", ctx.run_id
-            )
-        ]
-        if gone:
+    async def close(conn: psycopg.AsyncConnection) -> None:  # one statement for the group's requests
+        pairs = [(a.batch_key, user_id) for user_id, a in asked]
+        closed = await batches.close_requests(conn, ctx.settings, pairs, "applied", ctx.run_id)
+        if gone := [(user_id, key) for key, user_id in pairs if (key, user_id) not in closed]:
             raise AlreadyApplied(gone)
 
     return close

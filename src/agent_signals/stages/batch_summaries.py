@@ -79,7 +79,7 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
                     warn(ctx, f"summary of {user_id} not rebuilt: {str(exc)[:200]}")
                     status = "failed"
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, ctx.settings, request.batch_key, user_id, status, ctx.run_id,
+            await ledger.close_requests(conn, ctx.settings, [(request.batch_key, user_id)], status, ctx.run_id,
                                         "files_gone" if request.batch_key in gone else None)  # fmt: skip
     return written
 

@@ -218,7 +218,9 @@ async def _collect_user(
 
     async def close(status: str, error_kind: str | None = None) -> None:
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, settings, batch_key, user_id, status, ctx.run_id, error_kind)
+            await ledger.close_requests(
+                conn, settings, [(batch_key, user_id)], status, ctx.run_id, error_kind
+            )
 
     try:
         answers = await results

@@ -152,22 +152,22 @@ async def give_up(
 
 
 async def close_requests(
-    conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, user_id: str, status: str, run_id: UUID,
-    error_kind: str | None = None,
-) -> int:  # fmt: skip
-    """Close a user's waiting requests of a batch (`error_kind`: why they failed); returns how many were
-    waiting (0: closed by another run)."""
+    conn: psycopg.AsyncConnection, settings: Settings, pairs: Sequence[tuple[UUID, str]], status: str,
+    run_id: UUID, error_kind: str | None = None,
+) -> set[tuple[UUID, str]]:  # fmt: skip
+    """Close the waiting requests of these (batch, user) pairs (`error_kind`: why they failed), in one
+    statement; returns the pairs that had some still waiting (a pair missing: closed by another run)."""
     cur = await conn.execute(
         query(settings, "close_batch_requests"),
         {
-            "batch_key": batch_key,
-            "user_id": user_id,
+            "batch_keys": [key for key, _u in pairs],
+            "user_ids": [user_id for _k, user_id in pairs],
             "status": status,
             "run_id": run_id,
             "error_kind": error_kind,
         },
     )
-    return cur.rowcount
+    return {(key, user_id) for key, user_id in await cur.fetchall()}
 
 
 async def truncated_last(
