@@ -5,6 +5,7 @@ touched, the group is halved until the failing user is found, recorded, and the 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -51,9 +52,14 @@ async def apply_safely(ctx: RunContext, ready: Sequence[tuple[UserBatch, Extract
     per table). A group that fails is split in halves and each half written again, down to one user, so a
     user whose rows the database refuses is isolated and recorded, and the others are written. A replay's
     rehearsal writes each user alone (its `around` is one user's)."""
-    if ctx.rehearsal is not None:
-        for item in ready:
-            await _apply_group(ctx, [item])
+    if ctx.rehearsal is not None:  # at most AGENT_SIGNALS_CONCURRENCY users at a time, as the pool allows
+        slots = asyncio.Semaphore(ctx.settings.concurrency)
+
+        async def alone(item: tuple[UserBatch, Extracted]) -> None:
+            async with slots:
+                await _apply_group(ctx, [item])
+
+        await asyncio.gather(*(alone(item) for item in ready))
     elif ready:
         await _apply_group(ctx, list(ready))
 

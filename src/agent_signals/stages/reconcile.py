@@ -3,8 +3,8 @@ transaction. Decide, then write: the model is never asked while the user's trans
 
 When a write takes users over the cap, apply's transaction stops there (CapCrossed) and rolls back, releasing
 every lock; `reconcile` asks the model once per user over the cap (prompts/reconcile/v1: keep / merge /
-demote) with no transaction open; apply then writes again and `enforce_caps` carries out the plan (core/cap_plan.py) for the core set the
-model was shown. An answer that is invalid or leaves the user over the cap is finished by the deterministic
+demote) with no transaction open; apply then writes again and `enforce_caps` carries out the plan
+(core/cap_plan.py) for the core set the model was shown. An answer that is invalid or leaves the user over the cap is finished by the deterministic
 rule (lowest retention demoted first, oldest last-seen as tie-break), as is a core set that changed in
 between (a concurrent write: counted `reconcile_stale`). Without a model (decide None) the rule decides at
 once. The database's deferred constraint trigger (m004) refuses any commit that would still break the cap.

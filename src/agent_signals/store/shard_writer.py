@@ -175,9 +175,8 @@ class ShardWriter:
         """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
         redacted."""
         await copy_frame(self.conn, "signals.events", frame("signals.events", (
-            (str(signal_id), user_id, str(self.run_id), action, actor, prov.prompt_version if prov else None,
-             prov.model if prov else None, _json(redact_fields(before)) if before is not None else None,
-             _json(redact_fields(after)) if after is not None else None)
+            (str(signal_id), user_id, str(self.run_id), action, actor, prov.prompt_version, prov.model,
+             _json(redact_fields(before)), _json(redact_fields(after)))
             for signal_id, user_id, action, actor, prov, before, after in rows
         )))  # fmt: skip
 
@@ -282,9 +281,11 @@ class ShardWriter:
             row["signal_id"]: row["new"]
             for row in await self._rows("apply_rewrite_cite", {"batch": self.key, "run_id": self.run_id})
         }
-        kept = [s for s in syncs if s.always or new.get(s.signal_id)]
+        kept = []
         for s in syncs:
-            if s not in kept:
+            if s.always or new.get(s.signal_id):
+                kept.append(s)
+            else:
                 self.counts[s.user_id]["unchanged"] += 1  # every cited message was already evidence
         syncs[:] = kept
 
