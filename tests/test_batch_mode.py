@@ -342,21 +342,28 @@ def test_a_user_whose_conversations_were_deleted_while_out_is_still_collected(ne
     assert rows(url, "select count(*) from signals.signals where user_id = %(u)s", {"u": gone}) == [(0,)]
 
 
+def stale_summaries_sent(server: BatchServer, url: str, settings: Settings) -> tuple[str, int, dict]:
+    """With BATCH_FOLLOWUPS=batch: the users' extraction batch sent and applied, every summary made stale,
+    and a run that sends them; returns the extraction batch's id, how many summaries were stale and that
+    run's summary."""
+    run(settings)
+    (extract_batch,) = list(server.batches)
+    server.finish(extract_batch)
+    run(settings)
+    with psycopg.connect(url, autocommit=True) as conn:  # every summary made stale
+        conn.execute("update signals.summaries set fingerprint = 'stale'")
+    stale = rows(url, "select count(*) from signals.stale_summaries")[0][0]
+    assert stale >= 1
+    return extract_batch, stale, run(settings)
+
+
 def test_summaries_go_in_a_batch_of_their_own_when_follow_ups_are_batched(new_database):
     """BATCH_FOLLOWUPS=batch: a stale summary is asked in a summarize batch, not directly, and written by a
     later run for the signal set it was asked about."""
     url = seeded(new_database, users=3)
     with serving(offline) as server:
         settings = over(server, url, batch_mode="provider", batch_followups="batch", shards=1)
-        run(settings)
-        (extract_batch,) = list(server.batches)
-        server.finish(extract_batch)
-        run(settings)
-        with psycopg.connect(url, autocommit=True) as conn:  # every summary made stale
-            conn.execute("update signals.summaries set fingerprint = 'stale'")
-        stale = rows(url, "select count(*) from signals.stale_summaries")[0][0]
-        assert stale >= 1
-        sent = run(settings)
+        extract_batch, stale, sent = stale_summaries_sent(server, url, settings)
         assert sent["llm_calls_by_purpose"].get("summarize", 0) == 0  # no direct summary call
         assert sent["batches"]["summarize_requests_sent"] == stale
         (summary_batch,) = [b for b in server.batches if b != extract_batch]
@@ -496,13 +503,7 @@ def test_a_summary_batch_whose_answers_the_provider_deleted_gives_its_users_back
     url = seeded(new_database, users=2)
     with serving(offline) as server:
         settings = over(server, url, batch_mode="provider", batch_followups="batch", shards=1)
-        run(settings)
-        (extract_batch,) = list(server.batches)
-        server.finish(extract_batch)
-        run(settings)
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("update signals.summaries set fingerprint = 'stale'")
-        run(settings)
+        extract_batch, _stale, _sent = stale_summaries_sent(server, url, settings)
         (summary_batch,) = [b for b in server.batches if b != extract_batch]
         done = server.finish(summary_batch)
         del server.files[done["output_file_id"]]
