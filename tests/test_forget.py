@@ -115,7 +115,7 @@ def test_the_scan_and_the_load_skip_what_precedes_the_latest_forget(conn, settin
 
     import psycopg
 
-    from agent_signals.store.source import Window, load_batches, pending_users
+    from agent_signals.store.source import Window, load_shard, pending_users
     from tests.builders import load_conversations
 
     t0 = datetime.now(UTC).replace(microsecond=0) - timedelta(days=6)
@@ -129,7 +129,7 @@ def test_the_scan_and_the_load_skip_what_precedes_the_latest_forget(conn, settin
         window = Window(until=datetime.now(UTC), ignore_watermarks=True)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as aconn:
             pending = await pending_users(aconn, settings, window)
-            batches = await load_batches(aconn, settings, [p.user_id for p in pending], window)
+            batches = (await load_shard(aconn, settings, [p.user_id for p in pending], window)).batches()
         return ({p.user_id: p.messages for p in pending},
                 {b.user_id: [m.conversation_id for m in b.messages] for b in batches})  # fmt: skip
 

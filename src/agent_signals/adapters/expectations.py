@@ -23,8 +23,9 @@ from functools import cache
 from typing import Any
 from uuid import UUID, uuid4
 
+import polars as pl
+
 from agent_signals.config import Settings
-from agent_signals.core.validate import Proposal
 from agent_signals.limits import CONTENT_MAX_CHARS, CORE_CAP
 from agent_signals.store.sqlfiles import query
 
@@ -64,27 +65,14 @@ def _proposals_suite(settings: Settings) -> Any:
     return suite
 
 
-def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict[str, dict[int, str]]:
-    """Validate a shard's proposals as one batch. Returns {user_id: {index of the proposal: reason}} for the
-    candidates that must not be written (the first expectation each one fails)."""
-    rows = [
-        {
-            "user_id": user_id,
-            "index": i,
-            "action": p.action,
-            "tier": p.tier,
-            "kind": p.kind,
-            "content": p.content,
-            "evidence": len(p.evidence),
-        }
-        for user_id, proposals in batch.items()
-        for i, p in enumerate(proposals)
-    ]
-    if not rows:
+def gate_proposals(settings: Settings, proposals: pl.DataFrame) -> dict[str, dict[int, str]]:
+    """Validate a shard's proposals (extract.proposals_frame) as one batch. Returns {user_id: {index of the
+    proposal: reason}} for the candidates that must not be written (the first expectation each one fails)."""
+    if proposals.is_empty():
         return {}
     import pandas as pd
 
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(proposals.to_dict(as_series=False))  # GX reads pandas (polars' own needs pyarrow)
     with _GX_LOCK:  # one validation at a time in a process (shards in flight share the GX context)
         source = _context().data_sources.add_or_update_pandas("proposals")
         name = f"shard-{uuid4().hex}"
@@ -105,7 +93,7 @@ def gate_proposals(settings: Settings, batch: dict[str, list[Proposal]]) -> dict
         if outcome.success:
             continue
         for index in outcome.result.get("unexpected_index_list") or []:
-            row = rows[index if isinstance(index, int) else index["index"]]
+            row = proposals.row(index if isinstance(index, int) else index["index"], named=True)
             failed.setdefault(row["user_id"], {}).setdefault(row["index"], f"quality gate: {name} failed")
     return failed
 

@@ -21,7 +21,10 @@ context block, a signal quoted back). The model can be fooled: nothing here trus
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+
+import polars as pl
 
 from agent_signals.core.batching import KnownSignal, is_pipeline_output
 from agent_signals.core.instructions import instruction_reason
@@ -46,11 +49,30 @@ def is_instruction(content: str) -> bool:
 def screen_text(text: str, *, keep_special: bool = False) -> str | None:
     """Why a text the model wrote (a summary, a merged signal) must not be stored where agents read it, or
     None. One place for every screen of free text."""
-    if kinds := sensitive_kinds(text):
-        return f"holds {', '.join(kinds).replace('_', ' ')}"
-    if not keep_special and (categories := special_categories(text)):
-        return f"states {', '.join(categories).replace('_', ' ')}"
-    return instruction_reason(text)
+    return _refusal(_read(text, keep_special))
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What the text screens find in one text (None: nothing)."""
+
+    sensitive: str | None  # the kinds of secret, identifier or contact data, comma-separated
+    special: str | None  # the special categories it states (None too when the deployment keeps them)
+    instruction: str | None  # why it reads as an instruction to the agent
+
+
+def _read(text: str, keep_special: bool) -> _Found:
+    kinds = sensitive_kinds(text)
+    categories = [] if keep_special else special_categories(text)
+    return _Found(", ".join(kinds) or None, ", ".join(categories) or None, instruction_reason(text))
+
+
+def _refusal(found: _Found) -> str | None:
+    if found.sensitive:
+        return f"holds {found.sensitive.replace('_', ' ')}"
+    if found.special:
+        return f"states {found.special.replace('_', ' ')}"
+    return found.instruction
 
 
 WITHHELD_COUNTERS = frozenset({"skipped_sensitive", "skipped_special"})
@@ -63,6 +85,7 @@ class Screened:
     rejected: dict[str, int]  # reason -> candidates
     # each rejected candidate, with why, and whether its text must not be kept (it holds what is refused)
     dropped: list[tuple[Proposal, str, bool]] = field(default_factory=list)
+    summary_refusal: str | None = None  # why the answer's summary must not be stored, if it must not
 
     def reject(self, proposal: Proposal, counter: str, reason: str) -> None:
         self.rejected[counter] = self.rejected.get(counter, 0) + 1
@@ -70,39 +93,103 @@ class Screened:
 
 
 def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> Screened:
-    """Sort validated candidates into written, quarantined and rejected; `keep_special` is
+    """Sort one user's validated candidates into written, quarantined and rejected; `keep_special` is
     AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
-    known_texts = {s.normalized for s in known}
-    result = Screened([], [], {})
-    for proposal in proposals:
-        kinds = sensitive_kinds(proposal.content)
-        if kinds or _repeats_redacted(proposal):  # nor a number its quote holds as sensitive
-            result.reject(
-                proposal, "skipped_sensitive", f"sensitive: {', '.join(kinds) or 'repeats redacted data'}"
-            )
-            continue
-        if not keep_special and (categories := special_categories(proposal.content)):
-            result.reject(proposal, "skipped_special", f"special category: {', '.join(categories)}")
-            continue
-        if any(
-            is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
-        ):
-            result.reject(proposal, "skipped_recall", "recall: cites the pipeline's own output")
-            continue
-        if any(c.message.disguised for c in proposal.evidence):
-            result.quarantine.append(
-                (proposal, "cites a message that hides text (bidi overrides or tag characters)")
-            )
-            continue
-        if reason := instruction_reason(proposal.content):
-            result.quarantine.append((proposal, reason))
-            continue
-        cites = tuple(
-            replace(c, quote=redact_sensitive(c.quote) if keep_special else redact(c.quote))
-            for c in proposal.evidence
+    return screen_shard({"": (proposals, known)}, keep_special=keep_special)[""]
+
+
+def screen_shard(
+    users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
+    *,
+    keep_special: bool,
+    summaries: Mapping[str, str] | None = None,
+) -> dict[str, Screened]:
+    """Screen the candidates of a shard's users as one polars frame, a row per candidate: each distinct
+    text (a content, a summary) is read by the text screens once for the shard, the checks of a
+    candidate's evidence are columns beside it, and one expression decides each row, in this order:
+    sensitive, special category, recall (rejected), hidden text, instruction (quarantined). `summaries`
+    (user -> the answer's summary) are screened in the same pass (Screened.summary_refusal)."""
+    summaries = summaries or {}
+    rows = []
+    for user_id, (proposals, known) in users.items():
+        known_texts = {s.normalized for s in known}
+        rows += [
+            (user_id, row, p.content, _repeats_redacted(p), _recalls(p, known_texts),
+             any(c.message.disguised for c in p.evidence))
+            for row, p in enumerate(proposals)
+        ]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=_CANDIDATES, orient="row")
+    distinct = pl.concat(
+        [frame["content"], pl.Series("content", list(summaries.values()), pl.String)]
+    ).unique()
+    found = {text: _read(text, keep_special) for text in distinct.to_list()}
+    verdicts = pl.DataFrame(
+        [(text, f.sensitive, f.special, f.instruction) for text, f in found.items()],
+        schema=_VERDICTS, orient="row",
+    )  # fmt: skip
+    decided = frame.join(verdicts, on="content", how="left", maintain_order="left").select(
+        "user_id", "row", *_decide()
+    )
+    result = {
+        user_id: Screened(
+            [], [], {}, summary_refusal=_refusal(found[summaries[user_id]]) if user_id in summaries else None
         )
-        result.keep.append(replace(proposal, evidence=cites) if cites != proposal.evidence else proposal)
+        for user_id in users
+    }
+    quotes: dict[str, str] = {}
+    for user_id, row, counter, reason in decided.iter_rows():
+        proposal, screened = users[user_id][0][row], result[user_id]
+        if counter == "quarantine":
+            screened.quarantine.append((proposal, reason))
+        elif counter is not None:
+            screened.reject(proposal, counter, reason)
+        else:
+            screened.keep.append(_redacted(proposal, quotes, keep_special))
     return result
+
+
+_CANDIDATES = {"user_id": pl.String, "row": pl.Int64, "content": pl.String, "repeats": pl.Boolean,
+               "recall": pl.Boolean, "disguised": pl.Boolean}  # fmt: skip
+_VERDICTS = {"content": pl.String, "sensitive": pl.String, "special": pl.String, "instruction": pl.String}
+
+
+def _decide() -> tuple[pl.Expr, pl.Expr]:
+    """A candidate's outcome (the counter of a rejection, "quarantine", or null: written) and its reason."""
+    sensitive = pl.col("sensitive").is_not_null() | pl.col("repeats")
+    special = pl.col("special").is_not_null()
+    hides = pl.col("disguised")
+    instruction = pl.col("instruction").is_not_null()
+    outcome = (
+        pl.when(sensitive).then(pl.lit("skipped_sensitive"))
+        .when(special).then(pl.lit("skipped_special"))
+        .when(pl.col("recall")).then(pl.lit("skipped_recall"))
+        .when(hides | instruction).then(pl.lit("quarantine"))
+        .otherwise(pl.lit(None, pl.String))
+    )  # fmt: skip
+    reason = (
+        pl.when(sensitive).then(pl.concat_str(pl.lit("sensitive: "), pl.col("sensitive").fill_null("repeats redacted data")))
+        .when(special).then(pl.concat_str(pl.lit("special category: "), pl.col("special")))
+        .when(pl.col("recall")).then(pl.lit("recall: cites the pipeline's own output"))
+        .when(hides).then(pl.lit("cites a message that hides text (bidi overrides or tag characters)"))
+        .otherwise(pl.col("instruction"))
+    )  # fmt: skip
+    return outcome.alias("outcome"), reason.alias("reason")
+
+
+def _recalls(proposal: Proposal, known_texts: set[str]) -> bool:
+    """Its evidence is the pipeline's own text: a pasted context block, or a signal quoted back."""
+    return any(
+        is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
+    )
+
+
+def _redacted(proposal: Proposal, done: dict[str, str], keep_special: bool) -> Proposal:
+    """The candidate with its evidence quotes redacted (each distinct quote once)."""
+    for cite in proposal.evidence:
+        if cite.quote not in done:
+            done[cite.quote] = redact_sensitive(cite.quote) if keep_special else redact(cite.quote)
+    cites = tuple(replace(c, quote=done[c.quote]) for c in proposal.evidence)
+    return replace(proposal, evidence=cites) if cites != proposal.evidence else proposal
 
 
 def _quotes_known(quote: str, known_texts: set[str]) -> bool:

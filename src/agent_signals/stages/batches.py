@@ -25,7 +25,7 @@ from agent_signals.core.batching import Call, SourceMessage, UserBatch
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.stages.context import RunContext
-from agent_signals.stages.extract import Asked, Extracted, Judged, conclude, judge, plan_calls
+from agent_signals.stages.extract import Asked, Judged, judge, plan_calls
 from agent_signals.stages.failures import UserFailed, fail
 from agent_signals.store import batches as ledger
 from agent_signals.store.source import known_signals
@@ -74,7 +74,7 @@ async def split(ctx: RunContext, user_ids: list[str]) -> Split:
     return Split([u for u in user_ids if u not in waiting], answered)
 
 
-async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatch, Extracted]]:
+async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatch, Judged]]:
     """Send the users' prompts as one provider batch: recorded first (`preparing`, with each request's user,
     call and the ids it shows), then uploaded and created, then its id recorded. Returns the users with
     nothing to ask (applied now, like a direct run's); the others wait for a later run."""
@@ -99,7 +99,7 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
         if not calls:
             ctx.stats.note_user(user.user_id)
             ctx.stats.messages += len(user.messages)
-            now.append((user, Extracted([], [])))
+            now.append((user, Judged()))
             continue
         shown = {(m.conversation_id, m.message_id) for call in calls for m in call.messages.values()}
         also_read = [ledger.Shown("", m.conversation_id, m.message_id) for m in user.messages
@@ -167,14 +167,14 @@ async def send(
 
 async def collect(
     ctx: RunContext, answered: dict[str, list[ledger.Waiting]]
-) -> list[tuple[UserBatch, Extracted | None]]:
+) -> list[tuple[UserBatch, Judged | None]]:
     """The answered users' answers read back and judged, AGENT_SIGNALS_CONCURRENCY users at a time, each
     batch's files read once (None: the user failed, was not answered and is pending again, or is left
     waiting for the next run: the run's budget is spent, or the files could not be read)."""
     files: dict[UUID, asyncio.Task] = {}
     slots = asyncio.Semaphore(ctx.settings.concurrency)
 
-    async def one(user_id: str, requests: list[ledger.Waiting]) -> tuple[UserBatch, Extracted | None]:
+    async def one(user_id: str, requests: list[ledger.Waiting]) -> tuple[UserBatch, Judged | None]:
         first = requests[0]
         if first.batch_key not in files:
             files[first.batch_key] = asyncio.ensure_future(results(ctx, first))
@@ -200,7 +200,7 @@ def warn(ctx: RunContext, message: str) -> None:
 
 async def _collect_user(
     ctx: RunContext, user_id: str, requests: list[ledger.Waiting], results: asyncio.Task
-) -> tuple[UserBatch, Extracted | None]:
+) -> tuple[UserBatch, Judged | None]:
     settings, stats = ctx.settings, ctx.stats
     batch_key = requests[0].batch_key
     if ctx.budget_exhausted or ctx.stop.stopped:  # still waiting: the next run applies them
@@ -244,7 +244,9 @@ async def _collect_user(
     stats.note_user(user_id)
     stats.messages += len(read)
     stats.conversations += len({m.conversation_id for m in read})
-    judged = Judged()
+    judged = Judged(
+        calls=len(requests), asked=Asked(batch_key, requests[0].model, requests[0].prompt_version)
+    )
     try:
         for request in requests:
             result = answers[request.custom_id]
@@ -282,8 +284,7 @@ async def _collect_user(
         )
         await close("failed", exc.kind)
         return user, None
-    extracted = conclude(ctx, user, len(requests), judged)
-    return user, replace(extracted, asked=Asked(batch_key, requests[0].model, requests[0].prompt_version))
+    return user, judged
 
 
 def _as_shown(message: SourceMessage, kept: int | None) -> SourceMessage:

@@ -11,15 +11,18 @@ after AGENT_SIGNALS_FAILING_USER_ATTEMPTS the messages those calls read are set 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from uuid import UUID
+
+import polars as pl
 
 from agent_signals.adapters import llm
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
-from agent_signals.core.screen import screen, screen_text
+from agent_signals.core.screen import screen_shard
 from agent_signals.core.validate import Proposal, Rejection, validate_answer
 from agent_signals.stages import embed
 from agent_signals.stages.calls import complete
@@ -63,10 +66,11 @@ class Extracted:
         )
 
 
-async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
-    """Model call(s) for one user, validation and screening of each action. Raises UserFailed."""
+async def extract_user(ctx: RunContext, batch: UserBatch) -> Judged:
+    """Model call(s) for one user and validation of each action (screening is the shard's: conclude).
+    Raises UserFailed."""
     calls = plan_calls(ctx, batch)
-    judged = Judged()
+    judged = Judged(calls=len(calls))
     for call in calls:
         read = list(call.messages.values())
         try:
@@ -75,7 +79,7 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Extracted:
             counted = exc.kind not in TRANSIENT_MODEL_FAULTS
             raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
         judge(ctx, call, completion.text, judged)
-    return conclude(ctx, batch, len(calls), judged)
+    return judged
 
 
 def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
@@ -99,11 +103,13 @@ def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
 
 @dataclass
 class Judged:
-    """What a user's answers gave so far, call by call."""
+    """What a user's answers gave so far, call by call: validated, not yet screened (conclude)."""
 
     proposals: list[Proposal] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
     summary: str | None = None
+    calls: int = 0  # the prompts the user's answers came from
+    asked: Asked | None = None  # answers read from a provider batch: how they were asked
 
 
 def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
@@ -125,33 +131,45 @@ def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
     judged.summary = answer.summary
 
 
-def conclude(ctx: RunContext, batch: UserBatch, calls: int, judged: Judged) -> Extracted:
-    """Screen the user's proposals against their known signals; keep the answer's summary only where it
-    describes exactly what gets written."""
+def conclude(
+    ctx: RunContext, judged: Sequence[tuple[UserBatch, Judged | None]]
+) -> dict[str, tuple[UserBatch, Extracted]]:
+    """Screen the shard's proposals against each user's known signals, as one frame (screen.screen_shard);
+    keep an answer's summary only where it describes exactly what gets written."""
     stats = ctx.stats
-    rejected = list(judged.rejected)
-    keep_special = ctx.settings.special_categories == "keep"
-    screened = screen(judged.proposals, batch.known, keep_special=keep_special)
-    stats.actions.update(screened.rejected)
-    rejected.extend(
-        Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in screened.dropped
-    )
+    answered = {batch.user_id: (batch, j) for batch, j in judged if j is not None}
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
     # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
     # refused summary is left to the summarize stage, which writes it from the stored signals.
-    summary = judged.summary
-    clean = calls == 1 and not rejected and not screened.quarantine and ctx.settings.summaries
-    refused = clean and summary is not None and screen_text(summary, keep_special=keep_special) is not None
-    if refused:
-        stats.actions["summary_refused"] += 1
-    if not clean or refused:
-        summary = None
-    return Extracted(screened.keep, screened.quarantine, rejected, summary)
+    summaries = {
+        user_id: j.summary
+        for user_id, (_b, j) in answered.items()
+        if j.summary is not None and j.calls == 1 and not j.rejected and ctx.settings.summaries
+    }
+    screened = screen_shard(
+        {user_id: (j.proposals, batch.known) for user_id, (batch, j) in answered.items()},
+        keep_special=ctx.settings.special_categories == "keep",
+        summaries=summaries,
+    )
+    ready = {}
+    for user_id, (batch, j) in answered.items():
+        kept = screened[user_id]
+        stats.actions.update(kept.rejected)
+        rejected = [
+            *j.rejected,
+            *(Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in kept.dropped),
+        ]
+        summary = summaries.get(user_id) if not kept.dropped and not kept.quarantine else None
+        if summary is not None and kept.summary_refusal is not None:
+            stats.actions["summary_refused"] += 1
+            summary = None
+        ready[user_id] = (batch, Extracted(kept.keep, kept.quarantine, rejected, summary, j.asked))
+    return ready
 
 
 async def extract_safely(
     ctx: RunContext, batch: UserBatch, started: dict[str, float]
-) -> tuple[UserBatch, Extracted | None]:
+) -> tuple[UserBatch, Judged | None]:
     """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
     budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
     async with ctx.pacing.model_slots:
@@ -181,35 +199,52 @@ async def extract_safely(
         return batch, None
 
 
+def proposals_frame(ready: dict[str, tuple[UserBatch, Extracted]]) -> pl.DataFrame:
+    """The shard's proposals to write as one polars frame, a row per proposal (`index`: its place in the
+    user's Extracted.proposals): what the quality gate validates and the embedding reads."""
+    rows = [
+        (user_id, i, p.action, p.tier, p.kind, p.content, len(p.evidence))
+        for user_id, (_b, e) in ready.items()
+        for i, p in enumerate(e.proposals)
+    ]
+    return pl.DataFrame(rows, schema=PROPOSALS, orient="row")
+
+
+PROPOSALS = {"user_id": pl.String, "index": pl.Int64, "action": pl.String, "tier": pl.String,
+             "kind": pl.String, "content": pl.String, "evidence": pl.Int64}  # fmt: skip
+
+
 async def embed_safely(
     ctx: RunContext, ready: dict[str, tuple[UserBatch, Extracted]]
 ) -> dict[str, tuple[UserBatch, Extracted]]:
-    """Embed the proposals of all the batch's users in as few calls as possible (embed.BATCH texts each,
-    none when there is nothing to write). Never raises: the users of a failed call are recorded and left
-    out (retried next run); the others are returned with their proposals embedded."""
-    texts = [(user_id, i, p.content) for user_id, (_b, e) in ready.items() for i, p in enumerate(e.proposals)]
-    vectors: dict[tuple[str, int], tuple[float, ...]] = {}
+    """Embed the shard's proposals (proposals_frame) in as few calls as possible: each distinct content once,
+    embed.BATCH texts a call, none when there is nothing to write. Never raises: the users of a failed
+    call are recorded and left out (retried next run); the others are returned with their proposals
+    embedded."""
+    frame = proposals_frame(ready)
+    texts = frame["content"].unique(maintain_order=True).to_list()
+    users_of = dict(frame.group_by("content").agg(pl.col("user_id").unique(maintain_order=True)).iter_rows())
+    vectors: dict[str, tuple[float, ...]] = {}
     failed: set[str] = set()
     for start in range(0, len(texts), embed.BATCH):
         chunk = texts[start : start + embed.BATCH]
         try:
-            result = await llm.embed([text for _u, _i, text in chunk], ctx.settings)
+            result = await llm.embed(chunk, ctx.settings)
         except llm.ModelMisconfigured as exc:
             ctx.halt(exc)
             return {}
         except llm.ModelUnavailable as exc:
-            for user_id in sorted({u for u, _i, _t in chunk} - failed):
+            for user_id in sorted({u for text in chunk for u in users_of[text]} - failed):
                 failed.add(user_id)
                 await fail(ctx, user_id, "embed", exc.kind, str(exc))  # the embedding model's: not counted
             continue
         ctx.stats.embedding_calls += 1
         ctx.stats.embedding_tokens += result.prompt_tokens
         ctx.stats.cost_usd += result.cost_usd
-        for (user_id, i, _t), vector in zip(chunk, result.vectors, strict=True):
-            vectors[user_id, i] = tuple(vector)
+        vectors.update(zip(chunk, (tuple(v) for v in result.vectors), strict=True))
     return {
         user_id: (batch, replace(extracted, proposals=[
-            replace(p, embedding=vectors[user_id, i]) for i, p in enumerate(extracted.proposals)
+            replace(p, embedding=vectors[p.content]) for p in extracted.proposals
         ]))
         for user_id, (batch, extracted) in ready.items()
         if user_id not in failed

@@ -17,10 +17,10 @@ from agent_signals.config import Settings
 from agent_signals.stages import batches as batched
 from agent_signals.stages.apply_users import apply_safely
 from agent_signals.stages.context import RunContext, RunSpec, stage, timed
-from agent_signals.stages.extract import embed_safely, extract_safely
+from agent_signals.stages.extract import conclude, embed_safely, extract_safely, proposals_frame
 from agent_signals.stages.lifecycle import join_run
 from agent_signals.store import db, runs
-from agent_signals.store.source import Pending, load_batches
+from agent_signals.store.source import Pending, load_shard
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     split = await batched.split(ctx, user_ids)  # users out in a provider batch are left alone
     with timed(ctx, "process.load"):
         async with ctx.pool.connection() as conn:
-            batches = await load_batches(conn, ctx.settings, split.free, ctx.window)
+            batches = (await load_shard(conn, ctx.settings, split.free, ctx.window)).batches()
     if ctx.rehearsal is not None:
         batches = [ctx.rehearsal.shown(batch) for batch in batches]
     started: dict[str, float] = {}
@@ -127,11 +127,10 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     if split.answered:
         with timed(ctx, "process.collect"):
             extracted = [*extracted, *await batched.collect(ctx, split.answered)]
-    ready = {batch.user_id: (batch, result) for batch, result in extracted if result is not None}
+    with timed(ctx, "process.screen"):
+        ready = conclude(ctx, extracted)
     with timed(ctx, "process.gate"):
-        failing = await asyncio.to_thread(
-            quality.gate_proposals, ctx.settings, {user_id: r.proposals for user_id, (_b, r) in ready.items()}
-        )
+        failing = await asyncio.to_thread(quality.gate_proposals, ctx.settings, proposals_frame(ready))
     for user_id, reasons in failing.items():  # those candidates only: the user's others go on
         batch, result = ready[user_id]
         ready[user_id] = (batch, result.without(reasons, "gate"))

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypeVar
+from uuid import UUID
 
+import polars as pl
 import psycopg
-from psycopg.rows import dict_row
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
 from agent_signals.store.sqlfiles import query
+
+T = TypeVar("T")
 
 KNOWN_SIGNALS_SHOWN = 40  # inferred signals shown to the model per user, beside all manual ones
 
@@ -56,40 +61,73 @@ async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, windo
     ]
 
 
-async def load_batches(
+@dataclass(frozen=True)
+class ShardFrames:
+    """A shard's input as polars frames, each read with one query for all its users: `messages` (the
+    user-role messages in the window, as stored) and `known` (the active signals shown to the model)."""
+
+    messages: pl.DataFrame
+    known: pl.DataFrame
+
+    def batches(self) -> list[UserBatch]:
+        """One batch per user with messages, in user order: the frames' rows of that user, the messages
+        cleaned (text.clean) as the prompt, the screens and the stored evidence read them."""
+        known = _by_user(self.known, _known_signal)
+        return [
+            UserBatch(user_id, [_message(row) for row in rows.iter_rows(named=True)], known.get(user_id, []))
+            for (user_id,), rows in self.messages.partition_by(
+                "user_id", as_dict=True, maintain_order=True
+            ).items()
+        ]
+
+
+MESSAGES = {"user_id": pl.String, "conversation_id": pl.String, "message_id": pl.String, "content": pl.String,
+            "created_at": pl.Datetime("us", "UTC"), "stale": pl.Boolean}  # fmt: skip
+KNOWN = {"user_id": pl.String, "signal_id": pl.String, "content": pl.String, "normalized": pl.String,
+         "tier": pl.String, "kind": pl.String, "origin": pl.String}  # fmt: skip
+
+
+async def load_shard(
     conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str], window: Window
-) -> list[UserBatch]:
-    """One batch per user of the shard: their user-role messages in the window (cleaned: text.clean) and
-    their active signals."""
-    batches = {user_id: UserBatch(user_id) for user_id in user_ids}
-    cur = conn.cursor(row_factory=dict_row)
+) -> ShardFrames:
+    """The shard's frames: its users' messages in the window and their known signals, one query each."""
     params = {"user_ids": user_ids, **window.params, **decay.query_params(settings, window.until)}
-    await cur.execute(query(settings, "load_pending_messages"), params)
-    async for row in cur:
-        batches[row["user_id"]].messages.append(
-            SourceMessage.read(
-                row["conversation_id"], row["message_id"], row["content"], row["created_at"], row["stale"]
-            )
-        )
-    for user_id, known in (await known_signals(conn, settings, user_ids)).items():
-        batches[user_id].known = known
-    return [b for b in batches.values() if b.messages]
+    cur = await conn.execute(query(settings, "load_pending_messages"), params)
+    messages = pl.DataFrame(await cur.fetchall(), schema=MESSAGES, orient="row")
+    return ShardFrames(messages, await known_frame(conn, settings, user_ids))
+
+
+async def known_frame(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> pl.DataFrame:
+    """The active signals shown to the model (all of each user's own, then at most KNOWN_SIGNALS_SHOWN
+    inferred ones: core, then the most recently seen), a row each, in the order shown."""
+    cur = await conn.execute(
+        query(settings, "load_known_signals"), {"user_ids": user_ids, "limit": KNOWN_SIGNALS_SHOWN}
+    )
+    rows = [(u, str(signal_id), *rest) for u, signal_id, *rest in await cur.fetchall()]
+    return pl.DataFrame(rows, schema=KNOWN, orient="row")
 
 
 async def known_signals(
     conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]
 ) -> dict[str, list[KnownSignal]]:
-    """The active signals shown to the model, by user: all of the user's own, then at most
-    KNOWN_SIGNALS_SHOWN inferred ones (core, then the most recently seen)."""
-    known: dict[str, list[KnownSignal]] = {}
-    cur = conn.cursor(row_factory=dict_row)
-    await cur.execute(
-        query(settings, "load_known_signals"), {"user_ids": user_ids, "limit": KNOWN_SIGNALS_SHOWN}
+    """known_frame by user."""
+    return _by_user(await known_frame(conn, settings, user_ids), _known_signal)
+
+
+def _by_user(frame: pl.DataFrame, make: Callable[[dict], T]) -> dict[str, list[T]]:
+    return {
+        user_id: [make(row) for row in rows.iter_rows(named=True)]
+        for (user_id,), rows in frame.partition_by("user_id", as_dict=True, maintain_order=True).items()
+    }
+
+
+def _message(row: dict) -> SourceMessage:
+    return SourceMessage.read(
+        row["conversation_id"], row["message_id"], row["content"], row["created_at"], row["stale"]
     )
-    async for row in cur:
-        known.setdefault(row["user_id"], []).append(
-            KnownSignal(
-                row["signal_id"], row["content"], row["normalized"], row["tier"], row["kind"], row["origin"]
-            )
-        )
-    return known
+
+
+def _known_signal(row: dict) -> KnownSignal:
+    return KnownSignal(
+        UUID(row["signal_id"]), row["content"], row["normalized"], row["tier"], row["kind"], row["origin"]
+    )
