@@ -144,3 +144,37 @@ def test_a_fact_many_users_state_is_embedded_once_and_written_for_each(
     assert embedded == ["Works as a pilot"]
     rows = conn.execute("select count(*), count(distinct embedding::text) from signals.signals").fetchone()
     assert rows == (len(users), 1)
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_bug_in_screening_fails_only_the_user_it_is_about(conn, settings_with, scripted, monkeypatch):
+    settings: Settings = settings_with(shards=1, failing_user_backoff_s=0)
+
+    def answer(prompt) -> str:
+        text = user_texts(prompt)
+        content = "Works as a pilot" if "pilot" in text else "Works as a baker"
+        create = {"action": "create", "content": content, "tier": "core", "kind": "role",
+                  "evidence": [{"message": "m1", "quote": text.split("</m>")[0].split(">")[-1]}]}  # fmt: skip
+        return json.dumps({"actions": [create]})
+
+    scripted.script = answer
+    for user, said in (("ann", "I'm a pilot"), ("bob", "I'm a baker"), ("cat", "I'm a pilot")):
+        load_conversations(conn, settings, conversation(f"c-{user}", user, [("user", said)]))
+    real = screening.instruction_reason
+
+    def broken(text: str) -> str | None:
+        if "baker" in text:
+            raise ValueError("a bug in a screen")
+        return real(text)
+
+    monkeypatch.setattr(screening, "instruction_reason", broken)
+    summary = asyncio.run(extract_signals(kind="manual", settings=settings))
+    assert summary["actions"]["created"] == 2 and summary["failures"] == 1
+    assert conn.execute("select user_id, stage, error_kind from ops.failures").fetchall() == [
+        ("bob", "extract", "ValueError")
+    ]
+    monkeypatch.setattr(screening, "instruction_reason", real)
+    again = asyncio.run(extract_signals(kind="manual", settings=settings))
+    assert again["users"] == 1 and again["actions"]["created"] == 1  # bob, next run

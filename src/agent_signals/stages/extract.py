@@ -1,7 +1,8 @@
-"""The extract stage of a shard: one user's model call(s), each action of the answer validated and screened
-(Extracted: what to write, hold for review or reject), the summary the answer gave kept only when it
-describes exactly what is written; extract_safely records a failing user and goes on; embed_safely embeds
-the proposals of all the shard's users in as few calls as possible.
+"""The extract stage of a shard: one user's model call(s), each action of the answer validated (Judged);
+then the shard's proposals screened as one frame (conclude: Extracted, what to write, hold for review or
+reject), the summary an answer gave kept only when it describes exactly what is written; extract_safely
+records a failing user and goes on; embed_safely embeds the shard's proposals (proposals_frame), each
+distinct content once, in as few calls as possible.
 
 Each action of an answer is judged on its own (validation, screening, the quality gate): the rejected ones
 are recorded (ops.rejected_actions), the others applied. An answer that cannot be parsed, or a model error
@@ -131,11 +132,12 @@ def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
     judged.summary = answer.summary
 
 
-def conclude(
+async def conclude(
     ctx: RunContext, judged: Sequence[tuple[UserBatch, Judged | None]]
 ) -> dict[str, tuple[UserBatch, Extracted]]:
     """Screen the shard's proposals against each user's known signals, as one frame (screen.screen_shard);
-    keep an answer's summary only where it describes exactly what gets written."""
+    keep an answer's summary only where it describes exactly what gets written. Never raises: a bug in
+    screening fails the users it is about (recorded, retried next run), not the shard."""
     stats = ctx.stats
     answered = {batch.user_id: (batch, j) for batch, j in judged if j is not None}
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
@@ -146,13 +148,25 @@ def conclude(
         for user_id, (_b, j) in answered.items()
         if j.summary is not None and j.calls == 1 and not j.rejected and ctx.settings.summaries
     }
-    screened = screen_shard(
-        {user_id: (j.proposals, batch.known) for user_id, (batch, j) in answered.items()},
-        keep_special=ctx.settings.special_categories == "keep",
-        summaries=summaries,
-    )
+    users = {user_id: (j.proposals, batch.known) for user_id, (batch, j) in answered.items()}
+    keep_special = ctx.settings.special_categories == "keep"
+    try:
+        screened = screen_shard(users, keep_special=keep_special, summaries=summaries)
+    except Exception:  # a bug: screened again user by user, so that it fails only the users it is about
+        log.exception("screening the shard failed; screening its users one at a time")
+        screened = {}
+        for user_id, candidates in users.items():
+            own = {user_id: summaries[user_id]} if user_id in summaries else {}
+            try:
+                screened |= screen_shard({user_id: candidates}, keep_special=keep_special, summaries=own)
+            except Exception as exc:
+                log.exception("user %s failed at screening", user_id)
+                await fail(ctx, user_id, "extract", type(exc).__name__, str(exc), read=answered[user_id][0].messages,
+                           counted=True)  # fmt: skip
     ready = {}
     for user_id, (batch, j) in answered.items():
+        if user_id not in screened:
+            continue
         kept = screened[user_id]
         stats.actions.update(kept.rejected)
         rejected = [

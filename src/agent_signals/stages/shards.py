@@ -128,7 +128,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
         with timed(ctx, "process.collect"):
             extracted = [*extracted, *await batched.collect(ctx, split.answered)]
     with timed(ctx, "process.screen"):
-        ready = conclude(ctx, extracted)
+        ready = await conclude(ctx, extracted)
     with timed(ctx, "process.gate"):
         failing = await asyncio.to_thread(quality.gate_proposals, ctx.settings, proposals_frame(ready))
     for user_id, reasons in failing.items():  # those candidates only: the user's others go on
