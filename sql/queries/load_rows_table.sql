@@ -6,6 +6,7 @@ create temporary table load_rows (
     conversation_id text not null,
     user_id         text not null,
     channel         text,
+    agent_id        text,
     extract         boolean not null,
     message_id      text not null,
     role            text not null,

@@ -2,6 +2,7 @@ create temporary table load_conversations (
     conversation_id text primary key,
     user_id         text not null,
     channel         text,
+    agent_id        text,
     extract         boolean not null
 ) on commit drop;
 create temporary table load_messages (

@@ -61,6 +61,7 @@ class ConversationIn(BaseModel):
     conversation_id: str = Field(min_length=1, max_length=200)
     user_id: str = Field(min_length=1, max_length=200)
     channel: str | None = None
+    agent_id: str | None = Field(default=None, min_length=1, max_length=200)  # null: the product's one agent
     extract: bool
     messages: list[MessageIn]
 
@@ -111,7 +112,7 @@ def parse(text: str, source: str = "<input>") -> ConversationsFile:
                 hint="nothing was loaded",
             )
         seen.add(conv.conversation_id)
-        for field in ("conversation_id", "user_id", "channel"):
+        for field in ("conversation_id", "user_id", "channel", "agent_id"):
             _check_storable(
                 f"{source}: conversations[{i}].{field}", getattr(conv, field), conv.conversation_id
             )
@@ -187,10 +188,10 @@ def write(conn: psycopg.Connection, settings: Settings, stage: Callable[[], None
 
 def _copy_file(conn: psycopg.Connection, data: ConversationsFile) -> None:
     with conn.cursor().copy(
-        "copy load_conversations (conversation_id, user_id, channel, extract) from stdin"
+        "copy load_conversations (conversation_id, user_id, channel, agent_id, extract) from stdin"
     ) as copy:
         for conv in data.conversations:
-            copy.write_row((conv.conversation_id, conv.user_id, conv.channel, conv.extract))
+            copy.write_row((conv.conversation_id, conv.user_id, conv.channel, conv.agent_id, conv.extract))
     with conn.cursor().copy(
         "copy load_messages (conversation_id, message_id, role, content, created_at) from stdin"
     ) as copy:

@@ -27,8 +27,9 @@ FORMATS: dict[str, Format] = {".json": "json", ".ndjson": "ndjson", ".jsonl": "n
 BATCH_ROWS = 50_000  # rows validated and COPYed at a time: what bounds the memory a load holds
 ID_MAX = 200  # the JSON format's limit on ids (store.load.ConversationIn)
 ROLES = ("user", "assistant", "tool", "system")
-TEXT = ("conversation_id", "user_id", "channel", "message_id", "role", "content")
-COLUMNS = (*TEXT[:3], "extract", *TEXT[3:], "created_at")  # the order of the staging table load_rows
+TEXT = ("conversation_id", "user_id", "channel", "agent_id", "message_id", "role", "content")
+COLUMNS = (*TEXT[:4], "extract", *TEXT[4:], "created_at")  # the order of the staging table load_rows
+OPTIONAL = ("channel", "agent_id")  # columns a file may leave out (null: no channel; the product's one agent)
 IDS = ("conversation_id", "user_id", "message_id")
 NOTHING = "nothing was loaded"
 
@@ -82,7 +83,7 @@ def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format
         row, conversation_id, column, first = differs
         raise LoadError(
             f"{path}: row {row}: {column}: differs from row {first} of the same conversation "
-            f"{conversation_id!r} (a conversation's user_id, channel and extract are the same on all its rows)",
+            f"{conversation_id!r} (a conversation's user_id, channel, agent_id and extract are the same on all its rows)",
             hint=NOTHING,
         )
     conn.execute(query(settings, "load_rows_split"))
@@ -137,7 +138,7 @@ def _scan_parquet(path: Path) -> pl.LazyFrame:
     for name in COLUMNS:
         dtype = schema.get(name)
         if dtype is None:
-            if name != "channel":
+            if name not in OPTIONAL:
                 raise LoadError(f"{path}: column {name}: missing", hint=NOTHING)
             columns.append(pl.lit(None, pl.String).alias(name))
         elif name == "extract":
@@ -178,7 +179,7 @@ def _checked(path: Path, batch: pl.DataFrame, offset: int) -> pl.DataFrame:
     checks below when one row breaks several)."""
     created = _timestamp(WITH_ZONE, zone=True)
     checks: list[tuple[str, pl.Expr, str]] = [
-        (name, pl.col(name).is_null(), "missing (null)") for name in COLUMNS if name != "channel"
+        (name, pl.col(name).is_null(), "missing (null)") for name in COLUMNS if name not in OPTIONAL
     ]
     checks += [(name, pl.col(name).str.len_chars() == 0, "empty") for name in IDS]
     checks += [
@@ -215,8 +216,8 @@ def _checked(path: Path, batch: pl.DataFrame, offset: int) -> pl.DataFrame:
         raise LoadError(f"{where}: {what}", hint=NOTHING)
     return batch.select(
         pl.int_range(offset + 1, offset + batch.height + 1, dtype=pl.Int64).alias("row_number"),
-        *TEXT[:3],
+        *TEXT[:4],
         pl.col("extract") == "true",
-        *TEXT[3:],
+        *TEXT[4:],
         created,
     )
