@@ -118,3 +118,45 @@ begin
     return old.signal_id;
 end;
 $$;
+
+-- A summary describes the profile: its fingerprint (m005) reads the profile's signals only.
+create or replace function signals.fingerprint(p_user_id text) returns text
+language sql stable as $$
+    select md5(coalesce(string_agg(signal_id::text || ':' || origin || ':' || tier || ':' || kind || ':'
+                                   || content, E'\n' order by signal_id), ''))
+    from signals.signals
+    where user_id = p_user_id and status = 'active' and agent_id is null
+$$;
+
+-- Views built before scopes: context.user_signals gains its scope in place (the per-user refresh inserts
+-- it), its key (user, bucket, rank) becomes (user, scope, bucket, rank). context.agent_context is built by
+-- the next refresh (the views are rebuilt whole when one of them is missing).
+do $$
+declare
+    idx record;
+begin
+    if to_regclass('context.user_signals') is not null then
+        alter table context.user_signals add column if not exists agent_id text;
+        for idx in
+            select i.indexrelid::regclass as name from pg_index i
+            where i.indrelid = 'context.user_signals'::regclass and i.indisunique
+        loop
+            execute format('drop index %s', idx.name);
+        end loop;
+        create index if not exists user_signals_scope_idx on context.user_signals (user_id, agent_id, bucket, rank);
+    end if;
+end;
+$$;
+
+-- `forget` removes the user's rows of context.agent_context too (signals.forget_user clears the others).
+create function ops.forget_agent_context() returns trigger
+language plpgsql as $$
+begin
+    if to_regclass('context.agent_context') is not null then
+        execute 'delete from context.agent_context where user_id = $1' using new.user_id;
+    end if;
+    return new;
+end;
+$$;
+create trigger forgotten_clears_agent_context after insert on ops.forgotten
+    for each row execute function ops.forget_agent_context();

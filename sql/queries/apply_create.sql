@@ -12,11 +12,11 @@ with staged as (
 ), created as (
     insert into signals.signals as s (
         signal_id, user_id, content, normalized, kind, tier, origin, status,
-        mention_count, first_seen_at, last_seen_at, embedding, decay_score
+        mention_count, first_seen_at, last_seen_at, embedding, decay_score, agent_id
     )
     select n.signal_id, n.user_id, n.content, n.normalized, n.kind, n.tier, 'inferred',
            case when n.tier = 'contextual' and d.score < %(threshold)s then 'archived' else 'active' end,
-           n.mentions, n.first_seen_at, n.last_seen_at, n.embedding, d.score
+           n.mentions, n.first_seen_at, n.last_seen_at, n.embedding, d.score, n.agent_id
     from staged n
     cross join lateral (
         select signals.retention(n.last_seen_at, n.mentions, %(at)s, %(base_days)s, %(boost)s) as score

@@ -13,10 +13,16 @@
 -- One block per user, ready to paste into a system prompt. Readers:
 --   select context_markdown from context.user_context where user_id = $1   (unique index on user_id)
 
-with covered_signals as (
+with covered_scopes as (
     select *
     from {{ ref('user_signals') }}
     where {{ touched_users_only('user_id') }}
+),
+
+covered_signals as (
+    select *
+    from covered_scopes
+    where agent_id is null  -- the profile: what holds for every agent (context.agent_context adds an agent's)
 ),
 
 covered_summaries as (
@@ -25,8 +31,8 @@ covered_summaries as (
     where {{ touched_users_only('user_id') }}
 ),
 
-users as (
-    select user_id from covered_signals
+users as (  -- a user with only an agent's signals has an empty profile block
+    select user_id from covered_scopes
     union
     select user_id from covered_summaries
 ),

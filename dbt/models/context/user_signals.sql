@@ -4,14 +4,15 @@
         unique_key='user_id',
         incremental_strategy='delete+insert',
         on_schema_change='fail',
-        indexes=[{'columns': ['user_id', 'bucket', 'rank'], 'unique': True}],
+        indexes=[{'columns': ['user_id', 'agent_id', 'bucket', 'rank']}],
         pre_hook=["{{ lock_model() }}", "{{ delete_covered_users() }}"],
     )
 }}
 -- depends_on: {{ source('ops', 'touched_users') }}
 
--- The three buckets of each user's active signals: all of the user's own (manual) signals, then the
--- strongest inferred core and contextual ones. On an incremental run only the touched users are rebuilt.
+-- The three buckets of each user's active signals, per scope (agent_id null: the profile; else one agent's):
+-- all of the user's own (manual) signals, then the strongest inferred core and contextual ones (an agent's
+-- inferred signals are contextual). On an incremental run only the touched users are rebuilt.
 
 with active as (
     select *
@@ -24,7 +25,7 @@ manual as (
     select
         *,
         'manual'::text as bucket,
-        row_number() over (partition by user_id order by created_at, signal_id) as rank
+        row_number() over (partition by user_id, agent_id order by created_at, signal_id) as rank
     from active
     where origin = 'manual'
 ),
@@ -34,7 +35,7 @@ inferred as (
         *,
         tier as bucket,
         row_number() over (
-            partition by user_id, tier
+            partition by user_id, agent_id, tier
             order by decay_score desc, last_seen_at desc, signal_id
         ) as rank
     from active
@@ -51,6 +52,7 @@ buckets as (
 
 select
     user_id,
+    agent_id,
     bucket,
     rank::integer as rank,
     signal_id,

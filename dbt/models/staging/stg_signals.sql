@@ -6,6 +6,7 @@ select
     kind,
     tier,
     origin,
+    agent_id,
     status,
     mention_count,
     first_seen_at,

@@ -1,10 +1,11 @@
--- The counts of user_context agree with the rows of user_signals, and every user of user_signals has a block.
+-- The counts of user_context agree with the profile rows of user_signals, and every user of user_signals has a
+-- block (a user with only an agent's signals: an empty profile block).
 with signal_counts as (
     select
         user_id,
-        count(*) filter (where bucket = 'manual') as manual_count,
-        count(*) filter (where bucket = 'core') as core_count,
-        count(*) filter (where bucket = 'contextual') as contextual_count
+        count(*) filter (where bucket = 'manual' and agent_id is null) as manual_count,
+        count(*) filter (where bucket = 'core' and agent_id is null) as core_count,
+        count(*) filter (where bucket = 'contextual' and agent_id is null) as contextual_count
     from {{ ref('user_signals') }}
     where {{ refresh_scope('user_id') }}
     group by user_id

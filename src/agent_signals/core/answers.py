@@ -27,12 +27,16 @@ class Evidence(_Strict):
     quote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=QUOTE_MAX_CHARS)]
 
 
+Scope = Literal["profile", "agent"]  # about the user for every agent, or about their relationship with one
+
+
 class Create(_Strict):
     action: Literal["create"]
     content: Text
     tier: Tier
     kind: str
     evidence: list[Evidence] = Field(min_length=1, max_length=5)
+    scope: Scope = "profile"
 
 
 class Update(_Strict):
@@ -42,6 +46,7 @@ class Update(_Strict):
     tier: Tier
     kind: str
     evidence: list[Evidence] = Field(min_length=1, max_length=5)
+    scope: Scope = "profile"  # an update keeps its signal's scope: a different one is refused
 
 
 class Skip(_Strict):

@@ -37,10 +37,17 @@ class SourceMessage:
     stale: bool = False  # so old that a contextual fact from it alone is archived at once (decay)
     hidden: int = 0  # invisible characters removed from the stored text
     disguised: bool = False  # the stored text hides what it says (text.disguises_text)
+    agent_id: str | None = None  # the agent the conversation is with (None: the product's one agent)
 
     @classmethod
     def read(
-        cls, conversation_id: str, message_id: str, stored: str, created_at: datetime, stale: bool = False
+        cls,
+        conversation_id: str,
+        message_id: str,
+        stored: str,
+        created_at: datetime,
+        stale: bool = False,
+        agent_id: str | None = None,
     ) -> SourceMessage:
         """The message whose stored text (source.messages.content) is `stored`, cleaned."""
         return cls(
@@ -51,6 +58,7 @@ class SourceMessage:
             stale,
             hidden_characters(stored),
             disguises_text(stored),
+            agent_id,
         )
 
 
@@ -62,6 +70,7 @@ class KnownSignal:
     tier: str
     kind: str
     origin: str
+    agent_id: str | None = None  # None: a profile signal; else the agent whose relationship it is about
 
 
 @dataclass
@@ -126,13 +135,20 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     budget = settings.max_prompt_tokens
     messages = [m for m in batch.messages if not is_pipeline_output(m)]
     handles = {f"s{i}": s for i, s in enumerate(batch.known, start=1)}
-    every = [PromptSignal(h, s.content, s.tier, s.kind, s.origin) for h, s in handles.items()]
+    ids = sorted(
+        {m.agent_id for m in messages if m.agent_id} | {s.agent_id for s in batch.known if s.agent_id}
+    )
+    agents = {agent_id: f"a{i}" for i, agent_id in enumerate(ids, start=1)}  # handles, as for messages
+    every = [
+        PromptSignal(h, s.content, s.tier, s.kind, s.origin, agents.get(s.agent_id, ""))
+        for h, s in handles.items()
+    ]
 
     def render(
         chunk: Sequence[tuple[SourceMessage, str]], known: Sequence[PromptSignal]
     ) -> list[dict[str, str]]:
         shown = [
-            PromptMessage(f"m{i}", text, m.stale, m.created_at.date().isoformat())
+            PromptMessage(f"m{i}", text, m.stale, m.created_at.date().isoformat(), agents.get(m.agent_id, ""))
             for i, (m, text) in enumerate(chunk, start=1)
         ]
         return render_extract(settings, shown, known, today)

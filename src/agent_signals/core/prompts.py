@@ -128,6 +128,7 @@ class PromptMessage:
     old: bool = False  # shown as old="true": a contextual fact from old messages alone is archived at once
     # the day it was written (ISO), shown from extract/v2 on: relative times resolve against it
     date: str = ""
+    agent: str = ""  # the handle of the agent its conversation is with (a1, ...), shown from extract/v3 on
 
 
 @dataclass(frozen=True)
@@ -137,14 +138,17 @@ class PromptSignal:
     tier: str
     kind: str
     origin: str
+    agent: str = ""  # the handle of the agent whose signal it is ("": a profile signal), from extract/v3 on
 
 
 def render_extract(
     settings: Settings, messages: Sequence[PromptMessage], known: Sequence[PromptSignal], today: date
 ) -> list[dict[str, str]]:
+    agents = sorted({m.agent for m in messages if m.agent} | {s.agent for s in known if s.agent})
     return prompt_set(settings, "extract", settings.prompt_version).render(
         messages=messages,
         known=known,
+        agents=agents,
         kinds=settings.kinds,
         today=today.isoformat(),
     )
@@ -153,9 +157,12 @@ def render_extract(
 # The inverse of the extract/v1 and v2 templates (v2 dates each message), for the offline model, which reads
 # the same rendered prompt.
 _MESSAGE = re.compile(
-    r'^<m id="(m\d+)"(?: date="(\d{4}-\d{2}-\d{2})")?( old="true")?>(.*?)</m>$', re.MULTILINE | re.DOTALL
+    r'^<m id="(m\d+)"(?: date="(\d{4}-\d{2}-\d{2})")?(?: agent="a\d+")?( old="true")?>(.*?)</m>$',
+    re.MULTILINE | re.DOTALL,
 )
-_KNOWN = re.compile(r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)\] (.*)$", re.MULTILINE)
+_KNOWN = re.compile(
+    r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)(?:, agent=a\d+)?\] (.*)$", re.MULTILINE
+)
 _KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
 
 

@@ -33,6 +33,7 @@ class Proposal:
     kind: str
     evidence: tuple[Cite, ...]
     target: KnownSignal | None = None  # the signal an update names
+    agent_id: str | None = None  # None: a profile signal; else the agent whose relationship it is about
     embedding: tuple[float, ...] | None = None  # set after validation, before apply
     written: Any = field(default=None, compare=False)  # the action as the model wrote it (JSON)
 
@@ -119,8 +120,29 @@ def _proposal(item: AnsweredAction, action: Create | Update, call: Call, setting
         if span is None:
             raise _Invalid(f"{where}.evidence.{j}.quote: not in message {evidence.message}")
         cites.append(Cite(message, span))
-    return Proposal(action.action, content, normalized, action.tier, action.kind, tuple(cites), target,
+    agent_id = _agent_of(where, action, cites, target)
+    tier = "contextual" if agent_id is not None else action.tier  # core is identity, the same for every agent
+    return Proposal(action.action, content, normalized, tier, action.kind, tuple(cites), target, agent_id,
                     written=item.written)  # fmt: skip
+
+
+def _agent_of(
+    where: str, action: Create | Update, cites: list[Cite], target: KnownSignal | None
+) -> str | None:
+    """The agent an action's signal belongs to (None: the profile). A signal of an agent cites only messages
+    of that agent's conversations; an update keeps its signal's scope."""
+    if target is not None and (target.agent_id is not None) != (action.scope == "agent"):
+        raise _Invalid(f"{where}.scope: {action.scope!r}, but its signal is of the "
+                       f"{'agent' if target.agent_id else 'profile'} scope (an update keeps its scope)")  # fmt: skip
+    if action.scope == "profile":
+        return None
+    agents = {c.message.agent_id for c in cites}
+    if len(agents) != 1 or None in agents:
+        raise _Invalid(f"{where}.scope: 'agent', but its evidence is not from the conversations of one agent")
+    (agent_id,) = agents
+    if target is not None and target.agent_id != agent_id:
+        raise _Invalid(f"{where}.scope: its evidence is from another agent than its signal's")
+    return agent_id
 
 
 def cited_span(quote: str, message: SourceMessage) -> str | None:

@@ -146,7 +146,11 @@ async def conclude(
     summaries = {
         user_id: j.summary
         for user_id, (_b, j) in answered.items()
-        if j.summary is not None and j.calls == 1 and not j.rejected and ctx.settings.summaries
+        if j.summary is not None
+        and j.calls == 1
+        and not j.rejected
+        and ctx.settings.summaries
+        and all(p.agent_id is None for p in j.proposals)  # a summary is the profile's: the model's may mix
     }
     users = {user_id: (j.proposals, batch.known) for user_id, (batch, j) in answered.items()}
     keep_special = ctx.settings.special_categories == "keep"

@@ -228,9 +228,9 @@ async def asked_messages(
     cur = await conn.execute(query(settings, "asked_messages"), params)
     return {
         (conversation_id, message_id): SourceMessage.read(
-            conversation_id, message_id, content, created_at, stale
+            conversation_id, message_id, content, created_at, stale, agent_id
         )
-        for conversation_id, message_id, content, created_at, stale in await cur.fetchall()
+        for conversation_id, message_id, content, created_at, stale, agent_id in await cur.fetchall()
     }
 
 

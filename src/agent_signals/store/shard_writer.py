@@ -42,9 +42,11 @@ from agent_signals.store.sqlfiles import query
 SIGNAL_NAMESPACE = UUID("6f1c2b7e-3d5a-4e8f-9b1a-2c4d6e8fa0b1")
 
 
-def signal_id_for(user_id: str, normalized: str) -> UUID:
-    """Deterministic id of a new inferred signal: replays of the same window create the same ids."""
-    return uuid5(SIGNAL_NAMESPACE, f"{user_id}\x00{normalized}")
+def signal_id_for(user_id: str, normalized: str, agent_id: str | None = None) -> UUID:
+    """Deterministic id of a new inferred signal: replays of the same window create the same ids (a
+    profile signal's id is what it was before scopes)."""
+    scoped = "" if agent_id is None else f"\x00{agent_id}"
+    return uuid5(SIGNAL_NAMESPACE, f"{user_id}\x00{normalized}{scoped}")
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,12 @@ TEXT, INT, BOOL, TIME = pl.String, pl.Int64, pl.Boolean, pl.Datetime("us", "UTC"
 FRAMES: dict[str, dict[str, Any]] = {
     "staging.apply_candidates": {
         "batch": TEXT, "seq": INT, "user_id": TEXT, "normalized": TEXT, "kind": TEXT, "exclusive": BOOL, "embedding": TEXT,
-        "target": TEXT,
+        "target": TEXT, "agent_id": TEXT,
     },
     "staging.apply_new_signals": {
         "batch": TEXT, "signal_id": TEXT, "user_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT,
         "first_seen_at": TIME, "last_seen_at": TIME, "embedding": TEXT, "mentions": INT, "run_id": TEXT,
-        "prompt_version": TEXT, "model": TEXT,
+        "prompt_version": TEXT, "model": TEXT, "agent_id": TEXT,
     },
     "staging.apply_new_evidence": {
         "batch": TEXT, "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
@@ -189,7 +191,7 @@ class ShardWriter:
         exclusive = self.settings.exclusive_kinds
         await self._stage("staging.apply_candidates", (
             (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
-             str(p.target.signal_id) if p.action == "update" and p.target is not None else None)
+             str(p.target.signal_id) if p.action == "update" and p.target is not None else None, p.agent_id)
             for seq, (user_id, _prov, p) in enumerate(proposals)
         ))  # fmt: skip
         resolved = await self._rows(
@@ -228,7 +230,7 @@ class ShardWriter:
     async def _create(self, creates: list[tuple[str, Provenance, Proposal]]) -> None:
         """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
         updated away from this one) is written again under a new id."""
-        ids = [signal_id_for(user_id, p.normalized) for user_id, _prov, p in creates]
+        ids = [signal_id_for(user_id, p.normalized, p.agent_id) for user_id, _prov, p in creates]
         while creates:
             await self._stage("staging.apply_new_signals", (
                 (str(signal_id), user_id, p.content, p.normalized, p.kind, p.tier,
@@ -236,7 +238,7 @@ class ShardWriter:
                  _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
                  # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
                  len({(c.message.conversation_id, c.message.message_id) for c in p.evidence}),
-                 str(prov.run_id), prov.prompt_version, prov.model)
+                 str(prov.run_id), prov.prompt_version, prov.model, p.agent_id)
                 for signal_id, (user_id, prov, p) in zip(ids, creates, strict=True)
             ))  # fmt: skip
             await self._stage("staging.apply_new_evidence", (

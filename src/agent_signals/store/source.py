@@ -82,9 +82,10 @@ class ShardFrames:
 
 
 MESSAGES = {"user_id": pl.String, "conversation_id": pl.String, "message_id": pl.String, "content": pl.String,
-            "created_at": pl.Datetime("us", "UTC"), "stale": pl.Boolean}  # fmt: skip
+            "created_at": pl.Datetime("us", "UTC"), "stale": pl.Boolean,
+            "agent_id": pl.String}  # fmt: skip
 KNOWN = {"user_id": pl.String, "signal_id": pl.String, "content": pl.String, "normalized": pl.String,
-         "tier": pl.String, "kind": pl.String, "origin": pl.String}  # fmt: skip
+         "tier": pl.String, "kind": pl.String, "origin": pl.String, "agent_id": pl.String}  # fmt: skip
 
 
 async def load_shard(
@@ -123,11 +124,22 @@ def _by_user(frame: pl.DataFrame, make: Callable[[dict], T]) -> dict[str, list[T
 
 def _message(row: dict) -> SourceMessage:
     return SourceMessage.read(
-        row["conversation_id"], row["message_id"], row["content"], row["created_at"], row["stale"]
+        row["conversation_id"],
+        row["message_id"],
+        row["content"],
+        row["created_at"],
+        row["stale"],
+        row["agent_id"],
     )
 
 
 def _known_signal(row: dict) -> KnownSignal:
     return KnownSignal(
-        UUID(row["signal_id"]), row["content"], row["normalized"], row["tier"], row["kind"], row["origin"]
+        UUID(row["signal_id"]),
+        row["content"],
+        row["normalized"],
+        row["tier"],
+        row["kind"],
+        row["origin"],
+        row["agent_id"],
     )
