@@ -20,11 +20,13 @@ def conversation(
     *,
     extract: bool = True,
     start: datetime = T0,
+    agent_id: str | None = None,
 ) -> dict:
     return {
         "conversation_id": conversation_id,
         "user_id": user_id,
         "channel": "web",
+        **({"agent_id": agent_id} if agent_id is not None else {}),
         "extract": extract,
         "messages": [
             {"role": role, "content": content, "created_at": (start + timedelta(minutes=i)).isoformat()}
