@@ -145,13 +145,13 @@ BAD_NDJSON = {
                            UNSTORABLE),
     "owner differs": (edited(2, user_id="u9"),
                       "row 3: user_id: differs from row 1 of the same conversation 'c1' (a conversation's "
-                      "user_id, channel and extract are the same on all its rows)", NOTHING),
+                      "user_id, channel, agent_id and extract are the same on all its rows)", NOTHING),
     "extract differs": (edited(4, extract=True),
                         "row 5: extract: differs from row 4 of the same conversation 'c2' (a conversation's "
-                        "user_id, channel and extract are the same on all its rows)", NOTHING),
+                        "user_id, channel, agent_id and extract are the same on all its rows)", NOTHING),
     "channel differs": (edited(6, channel="web"),
                         "row 7: channel: differs from row 6 of the same conversation 'c3' (a conversation's "
-                        "user_id, channel and extract are the same on all its rows)", NOTHING),
+                        "user_id, channel, agent_id and extract are the same on all its rows)", NOTHING),
     "duplicate message": (edited(6, conversation_id="c1", user_id="u1", channel="web", message_id="00002"),
                           "row 7: message_id: '00002' of conversation 'c1' appears twice (first at row 2)",
                           NOTHING),
@@ -226,3 +226,27 @@ def test_the_cli_picks_the_format_by_extension_and_by_option(conn, tmp_path):
     as_json.write_text(json.dumps({"conversations": CONVERSATIONS}))
     json_option = agent_signals("load", "--format", "json", str(as_json))
     assert json_option.returncode == 0 and "7 already loaded" in json_option.stdout, json_option.stderr
+
+
+@pytest.mark.parametrize("fmt", ["json", "ndjson", "parquet"])
+def test_a_conversations_agent_is_loaded_from_every_format(conn, settings, tmp_path, fmt):
+    with_agents = [
+        conversation("a1", "u1", [("user", "Let's plan the trip.")], agent_id="planner"),
+        conversation("a2", "u1", [("user", "I'm a pilot.")]),
+    ]
+    if fmt == "json":
+        load_conversations(conn, settings, *with_agents)
+    else:
+        rows = [{**row, "agent_id": c.get("agent_id")} for c in with_agents for row in rows_of([c])]
+        store_file(conn, settings, WRITERS[fmt](tmp_path / f"a.{fmt}", rows), fmt)
+    stored = conn.execute("select conversation_id, agent_id from source.conversations order by 1").fetchall()
+    assert stored == [("a1", "planner"), ("a2", None)]
+
+
+def test_an_agent_that_differs_within_a_conversation_is_one_line_and_nothing_is_loaded(conn, tmp_path):
+    rows = rows_of([conversation("a1", "u1", [("user", "one"), ("user", "two")])])
+    rows[0]["agent_id"], rows[1]["agent_id"] = "planner", "coach"
+    path = ndjson(tmp_path / "agents.ndjson", rows)
+    result = agent_signals("load", str(path))
+    assert result.returncode == 1 and "agent_id" in result.stderr.splitlines()[0]
+    assert counts(conn) == (0, 0)

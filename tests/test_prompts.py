@@ -159,3 +159,23 @@ def test_the_fixed_part_of_the_prompt_is_small(version, limit):
 
     prompt = render([PromptMessage("m1", "")], settings=Settings(prompt_version=version))
     assert litellm.token_counter(model="gpt-4o", messages=prompt) < limit
+
+
+def test_v3_is_v2_for_a_product_with_one_agent_and_shows_agents_as_handles_otherwise():
+    from datetime import UTC, date, datetime
+
+    from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+
+    at, today = datetime(2026, 11, 1, tzinfo=UTC), date(2026, 11, 2)
+    plain = UserBatch("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at)])
+    v2, v3 = Settings(prompt_version="v2"), Settings(prompt_version="v3")
+    assert (
+        build_calls(plain, v3, today)[0].prompt == build_calls(plain, v2, today)[0].prompt
+    )  # no tokens more
+    agents = UserBatch("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at, agent_id="coach-7"),
+                             SourceMessage.read("c2", "m2", "Plan my menu.", at, agent_id="chef")])  # fmt: skip
+    system, user = (m["content"] for m in build_calls(agents, v3, today)[0].prompt)
+    assert '"scope": "agent"' in system
+    assert '<m id="m1" date="2026-11-01" agent="a2">' in user  # handles by sorted id: chef a1, coach-7 a2
+    assert '<m id="m2" date="2026-11-01" agent="a1">' in user
+    assert "coach-7" not in user and "chef" not in user  # the agents' ids never reach the model
