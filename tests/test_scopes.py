@@ -177,3 +177,26 @@ def test_an_agents_block_is_a_primary_key_lookup(conn, settings_with, scripted):
         "select count(*) from pg_index where indrelid = 'context.agent_context'::regclass and indisunique"
     ).fetchone()[0]
     assert unique == 1
+
+
+def test_the_command_line_adds_an_agents_own_signal_and_prints_an_agents_block(conn, settings_with, scripted):
+    from tests.test_cli import agent_signals
+
+    settings = settings_with(prompt_version="v3", shards=1)
+    seed(conn, settings)
+    scripted.script = answering(FACTS)
+    run(settings)
+    added = agent_signals(
+        "signals", "add", "--user", "ana", "--kind", "preference", "--agent", "coach", "Call me Ana"
+    )
+    assert added.returncode == 0, added.stderr
+    coach = agent_signals("context", "ana", "--agent", "coach")
+    assert coach.returncode == 0 and "- Call me Ana" in coach.stdout and "marathon" in coach.stdout
+    profile = agent_signals("context", "ana")
+    assert "Call me Ana" not in profile.stdout and "marathon" not in profile.stdout
+    unknown = agent_signals("context", "ana", "--agent", "nobody")
+    assert unknown.returncode == 1
+    assert (
+        unknown.stderr.splitlines()[0]
+        == "error: 'ana' has no row in context.agent_context for agent 'nobody' yet"
+    )

@@ -1,1 +1,1 @@
-select signals.add_signal(%(user_id)s, %(content)s, %(kind)s)
+select signals.add_signal(%(user_id)s, %(content)s, %(kind)s, %(agent_id)s)

@@ -107,7 +107,9 @@ class TableCheck:
 
 TABLE_CHECKS = (
     TableCheck(f"at most {CORE_CAP} active inferred core per user", True, "expect_core_cap"),
-    TableCheck("no two active signals of a user with the same text in one scope", True, "expect_unique_active_text"),
+    TableCheck(
+        "no two active signals of a user with the same text in one scope", True, "expect_unique_active_text"
+    ),
     TableCheck("every inferred signal has evidence", True, "expect_inferred_evidence"),
     TableCheck("context views refreshed for every user this run changed", False, "expect_views_fresh"),
     TableCheck("summaries current for every user this run changed", False, "expect_summaries_current"),

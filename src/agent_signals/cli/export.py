@@ -21,7 +21,7 @@ FORMATS = ("parquet",)
     "--views",
     "names",
     default=None,
-    help="Comma-separated views to export (default: context.user_context, context.user_signals, "
+    help="Comma-separated views to export (default: context.user_context, context.agent_context, context.user_signals, "
     "analytics.run_costs, analytics.signal_churn, analytics.signals_by_kind_daily).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a line per view.")

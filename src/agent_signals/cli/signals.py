@@ -41,9 +41,10 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
 @signals.command("add")
 @click.option("--user", required=True, help="User id.")
 @click.option("--kind", required=True, help="Kind of the signal (e.g. role, writing).")
+@click.option("--agent", default=None, help="Only for this agent (default: the profile, for every agent).")
 @click.argument("content")
 @click.pass_context
-def signals_add(ctx: click.Context, user: str, kind: str, content: str) -> None:
+def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: str | None) -> None:
     """Add one of the user's own signals (origin manual: never changed by the pipeline)."""
     from agent_signals.stages import user_signals as user_paths
     from agent_signals.store import db as database
@@ -51,7 +52,7 @@ def signals_add(ctx: click.Context, user: str, kind: str, content: str) -> None:
     settings = settings_of(ctx)
     check_kind(settings, kind)
     with database.session(settings) as conn:
-        signal_id = user_paths.add_signal(conn, settings, user, content, kind)
+        signal_id = user_paths.add_signal(conn, settings, user, content, kind, agent)
     user_paths.embed_user_signals(settings, user)
     user_paths.refresh_context(settings, user)
     click.echo(f"added {signal_id} for {user}")

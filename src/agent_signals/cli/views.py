@@ -46,20 +46,25 @@ def views_docs(ctx: click.Context) -> None:
 @click.command("context")
 @click.argument("user")
 @click.option("--summary/--no-summary", default=False, help="Also print the user's summary paragraph.")
+@click.option(
+    "--agent", default=None, help="The block one agent reads (context.agent_context): profile and agent."
+)
 @click.pass_context
-def context_cmd(ctx: click.Context, user: str, summary: bool) -> None:
-    """Print a user's block from context.user_context, ready to paste into a system prompt."""
+def context_cmd(ctx: click.Context, user: str, summary: bool, agent: str | None) -> None:
+    """Print a user's block from context.user_context (or context.agent_context with --agent), ready to paste
+    into a system prompt."""
     from agent_signals.store import db as database
     from agent_signals.store.context_views import context_block
     from agent_signals.store.signals_admin import require_user
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        block = context_block(conn, settings, user)
+        block = context_block(conn, settings, user, agent)
         if block is None:
             require_user(conn, settings, user)
+            view = f"context.agent_context for agent {agent!r}" if agent else "context.user_context"
             raise AgentSignalsError(
-                f"{user!r} has no row in context.user_context yet",
+                f"{user!r} has no row in {view} yet",
                 hint="the user has no active signal, or the views were not refreshed since: run `agent-signals run`",
             )
     click.echo(block.markdown)

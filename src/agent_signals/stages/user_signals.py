@@ -63,9 +63,16 @@ def _summary_dropped(conn: psycopg.Connection, settings: Settings, user_id: str)
         stored.drop_stale_summary(conn, settings, user_id)
 
 
-def add_signal(conn: psycopg.Connection, settings: Settings, user_id: str, content: str, kind: str) -> UUID:
+def add_signal(
+    conn: psycopg.Connection,
+    settings: Settings,
+    user_id: str,
+    content: str,
+    kind: str,
+    agent_id: str | None = None,
+) -> UUID:
     with _summary_dropped(conn, settings, user_id):
-        return stored.add(conn, settings, user_id, content, kind)
+        return stored.add(conn, settings, user_id, content, kind, agent_id)
 
 
 def edit_signal(

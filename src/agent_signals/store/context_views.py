@@ -20,11 +20,15 @@ class ContextBlock:
     refreshed_at: datetime
 
 
-def context_block(conn: psycopg.Connection, settings: Settings, user_id: str) -> ContextBlock | None:
-    """The user's row of context.user_context, None when it has none; an error when the views were never
-    built."""
+def context_block(
+    conn: psycopg.Connection, settings: Settings, user_id: str, agent_id: str | None = None
+) -> ContextBlock | None:
+    """The user's row of context.user_context (of context.agent_context for an agent), None when it has none;
+    an error when the views were never built."""
+    name, params = ("agent_context", {"user_id": user_id, "agent_id": agent_id}) if agent_id else (
+        "user_context", {"user_id": user_id})  # fmt: skip
     try:
-        row = conn.execute(query(settings, "user_context"), {"user_id": user_id}).fetchone()
+        row = conn.execute(query(settings, name), params).fetchone()
     except psycopg.errors.UndefinedTable:
         raise AgentSignalsError(
             "the context views do not exist yet",

@@ -21,6 +21,7 @@ from agent_signals.store.sqlfiles import query
 # What dbt builds (dbt/models/context and dbt/models/analytics), in the order they are exported by default.
 VIEWS = (
     "context.user_context",
+    "context.agent_context",
     "context.user_signals",
     "analytics.run_costs",
     "analytics.signal_churn",

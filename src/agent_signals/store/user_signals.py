@@ -36,9 +36,22 @@ def _call(conn: psycopg.Connection, settings: Settings, name: str, params: dict[
         raise AgentSignalsError(exc.diag.message_primary or str(exc), hint=exc.diag.message_hint) from None
 
 
-def add(conn: psycopg.Connection, settings: Settings, user_id: str, content: str, kind: str) -> UUID:
-    """signals.add_signal: a new signal of the user's own; returns its id."""
-    return _call(conn, settings, "add_signal", {"user_id": user_id, "content": content, "kind": kind})
+def add(
+    conn: psycopg.Connection,
+    settings: Settings,
+    user_id: str,
+    content: str,
+    kind: str,
+    agent_id: str | None = None,
+) -> UUID:
+    """signals.add_signal: a new signal of the user's own (of one agent's scope when agent_id is given);
+    returns its id."""
+    return _call(
+        conn,
+        settings,
+        "add_signal",
+        {"user_id": user_id, "content": content, "kind": kind, "agent_id": agent_id},
+    )
 
 
 def edit(
