@@ -107,12 +107,17 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
         where origin = 'inferred'
     ),
 
+    -- the bucket sizes, read once
+    sizes as (
+        select signals.limit('core_cap') as core_cap, signals.limit('contextual_limit') as contextual_limit
+    ),
+
     buckets as (
         select * from manual
         union all
-        select * from inferred
-        where (bucket = 'core' and rank <= signals.limit('core_cap'))
-           or (bucket = 'contextual' and rank <= signals.limit('contextual_limit'))
+        select inferred.* from inferred, sizes
+        where (bucket = 'core' and rank <= sizes.core_cap)
+           or (bucket = 'contextual' and rank <= sizes.contextual_limit)
     ),
 
     -- user_context.sql's rendering
