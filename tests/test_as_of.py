@@ -267,3 +267,19 @@ def test_a_user_with_nothing_active_has_the_empty_block_and_the_default_boost_is
     at = DAY0 + timedelta(days=10)
     stored = conn.execute("select signals.retention(%s, 3, %s)", [DAY0, at]).fetchone()[0]
     assert stored == pytest.approx(decay.retention_at(DAY0, 3, at), rel=1e-12)
+
+
+@pytest.mark.db
+def test_analysts_and_the_app_call_it_without_reading_the_events(conn):
+    kept = uuid.uuid4()
+    event(conn, kept, "create", DAY0, snapshot_of(kept, "Kept", last_seen=DAY0, created=DAY0))
+    expected = [("## About this user\n### Recent context\n- Kept", 0, 0, 1)]
+    for role in ("agent_signals_analyst", "agent_signals_app"):
+        conn.execute(f"set role {role}")
+        try:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("select count(*) from signals.events")
+            named = "select * from context.user_context_as_of(user_id => %s, at => %s)"
+            assert conn.execute(named, ["rk", DAY0]).fetchall() == expected
+        finally:
+            conn.execute("reset role")
