@@ -33,11 +33,11 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
         where e.user_id = user_context_as_of.user_id and e.at <= user_context_as_of.at
     ),
 
-    -- each event's rows after it, one per signal it changed
+    -- each event's rows after it, one per signal it changed (an `after` that is not a row changes nothing)
     states as (
         select event_id, signal_id, after as snapshot
         from user_events
-        where action not in ('merge', 'undo') and after is not null
+        where action not in ('merge', 'undo') and after ? 'status'
         union all
         select event_id, signal_id, after -> 'survivor'
         from user_events
