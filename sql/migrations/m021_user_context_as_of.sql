@@ -1,6 +1,7 @@
 -- As-of reads in plain SQL (issue 20, point 4): a user's block of context.user_context as it would have been
--- rendered at a past time, rebuilt from the append-only signals.events (every change to a signal logs the
--- row after it, `after`; docs/analysts.md, "The context at a past time").
+-- rendered at a past time, rebuilt from the append-only signals.events (a change to a signal logs its row
+-- after the change, `after`; the exceptions, the summary among them: docs/analysts.md, "The context at a
+-- past time").
 --
 --   select * from context.user_context_as_of('u000003', '2026-11-01');
 --
