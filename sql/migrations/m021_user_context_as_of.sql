@@ -67,7 +67,8 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
         order by signal_id, event_id desc
     ),
 
-    -- the user's signals active at `at`: the one place to narrow the scope (e.g. the profile's signals)
+    -- the user's signals active at `at`: the one place to narrow the scope (the profile's signals only, once
+    -- the rows have an agent_id: `and snapshot ->> 'agent_id' is null`, which old events, without the key, pass)
     active as (
         select
             signal_id,
