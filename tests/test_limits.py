@@ -75,6 +75,11 @@ OLD_LITERALS = [
     ),
     ("dbt", r"\bcore_limit\b", "  core_limit: 20          # bucket sizes of context.user_signals"),
     ("dbt", r"\bcore_cap\s*:\s*\d", "  core_cap: 20"),
+    (
+        "dbt",
+        r"\bcontextual_limit\s*:\s*\d",
+        "  contextual_limit: 50    # size of context.user_signals' contextual bucket",
+    ),
     ("dbt", r"rank\s*<=\s*\d", "where (bucket = 'core' and rank <= 20)"),
     ("dbt", r"max_(?:rows|value):\s*[\'\"]?\d{2,3}(?!\d)", "max_value: 20"),
     (
