@@ -200,3 +200,14 @@ def test_the_command_line_adds_an_agents_own_signal_and_prints_an_agents_block(c
         unknown.stderr.splitlines()[0]
         == "error: 'ana' has no row in context.agent_context for agent 'nobody' yet"
     )
+
+
+def test_the_profile_as_of_now_is_the_profile_block(conn, settings_with, scripted):
+    settings = settings_with(prompt_version="v3", shards=1)
+    seed(conn, settings)
+    scripted.script = answering(FACTS)
+    run(settings)
+    (as_of,) = conn.execute(
+        "select context_markdown from context.user_context_as_of('ana', now())"
+    ).fetchone()
+    assert as_of == block(conn, "ana") and "marathon" not in as_of
