@@ -125,7 +125,7 @@ def test_buckets_hold_their_limits_in_rank_order(conn, vs, capfd):
     capfd.readouterr()
     result = views.refresh(vs)
     out, err = capfd.readouterr()
-    assert result.full and result.models == 5 and result.tests > 20
+    assert result.full and result.models == 6 and result.tests > 20
     assert "PASS" not in out + err and len((out + err).splitlines()) < 5  # quiet
 
     rows = signal_rows(conn, "big")
@@ -362,7 +362,7 @@ def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_pat
     inferred(conn, "eve", "Works as a potter")
     views.refresh(vs)  # the views exist: from now on a run's refresh uses the compiled plan
     plan = views.refresh_plan(vs)
-    assert [m.name for m in plan.models] == ["user_signals", "user_context"]
+    assert [m.name for m in plan.models] == ["user_signals", "agent_context", "user_context"]
     assert {"user_context_counts_match_user_signals", "user_signals_keep_every_manual_signal"} <= {
         t.name for t in plan.tests
     }

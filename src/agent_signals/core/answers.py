@@ -46,7 +46,7 @@ class Update(_Strict):
     tier: Tier
     kind: str
     evidence: list[Evidence] = Field(min_length=1, max_length=5)
-    scope: Scope = "profile"  # an update keeps its signal's scope: a different one is refused
+    scope: Scope | None = None  # an update keeps its signal's scope (None: not said); another is refused
 
 
 class Skip(_Strict):

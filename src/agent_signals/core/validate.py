@@ -33,8 +33,8 @@ class Proposal:
     kind: str
     evidence: tuple[Cite, ...]
     target: KnownSignal | None = None  # the signal an update names
-    agent_id: str | None = None  # None: a profile signal; else the agent whose relationship it is about
     embedding: tuple[float, ...] | None = None  # set after validation, before apply
+    agent_id: str | None = None  # None: a profile signal; else the agent whose relationship it is about
     written: Any = field(default=None, compare=False)  # the action as the model wrote it (JSON)
 
 
@@ -122,8 +122,8 @@ def _proposal(item: AnsweredAction, action: Create | Update, call: Call, setting
         cites.append(Cite(message, span))
     agent_id = _agent_of(where, action, cites, target)
     tier = "contextual" if agent_id is not None else action.tier  # core is identity, the same for every agent
-    return Proposal(action.action, content, normalized, tier, action.kind, tuple(cites), target, agent_id,
-                    written=item.written)  # fmt: skip
+    return Proposal(action.action, content, normalized, tier, action.kind, tuple(cites), target,
+                    agent_id=agent_id, written=item.written)  # fmt: skip
 
 
 def _agent_of(
@@ -131,10 +131,11 @@ def _agent_of(
 ) -> str | None:
     """The agent an action's signal belongs to (None: the profile). A signal of an agent cites only messages
     of that agent's conversations; an update keeps its signal's scope."""
-    if target is not None and (target.agent_id is not None) != (action.scope == "agent"):
-        raise _Invalid(f"{where}.scope: {action.scope!r}, but its signal is of the "
+    scope = action.scope or ("agent" if target is not None and target.agent_id is not None else "profile")
+    if target is not None and (target.agent_id is not None) != (scope == "agent"):
+        raise _Invalid(f"{where}.scope: {scope!r}, but its signal is of the "
                        f"{'agent' if target.agent_id else 'profile'} scope (an update keeps its scope)")  # fmt: skip
-    if action.scope == "profile":
+    if scope == "profile":
         return None
     agents = {c.message.agent_id for c in cites}
     if len(agents) != 1 or None in agents:
