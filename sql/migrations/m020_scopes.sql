@@ -160,3 +160,25 @@ end;
 $$;
 create trigger forgotten_clears_agent_context after insert on ops.forgotten
     for each row execute function ops.forget_agent_context();
+
+-- The rendering of a context block, one copy for context.user_context and context.agent_context (dbt) and
+-- context.user_context_as_of (m021): a bucket's heading and place, a signal's bullet (a line break inside a
+-- text would break the list, so it becomes a space), the block's first line.
+create function signals.context_heading(p_bucket text) returns text
+language sql immutable as $$
+    select case p_bucket when 'manual' then '### Confirmed by the user'
+                         when 'core' then '### Core identity'
+                         else '### Recent context' end
+$$;
+create function signals.context_order(p_bucket text) returns integer
+language sql immutable as $$
+    select case p_bucket when 'manual' then 1 when 'core' then 2 else 3 end
+$$;
+create function signals.context_bullet(p_content text) returns text
+language sql immutable as $$
+    select '- ' || regexp_replace(p_content, '\s+', ' ', 'g')
+$$;
+create function signals.context_block(p_body text) returns text
+language sql immutable as $$
+    select '## About this user' || coalesce(E'\n' || p_body, '')
+$$;

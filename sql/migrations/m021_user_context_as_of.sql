@@ -122,19 +122,14 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
            or (bucket = 'contextual' and rank <= sizes.contextual_limit)
     ),
 
-    -- user_context.sql's rendering
+    -- user_context.sql's rendering (m020's functions)
     sections as (
         select
             bucket,
             count(*) as signal_count,
-            case bucket when 'manual' then 1 when 'core' then 2 else 3 end as bucket_order,
-            case bucket
-                when 'manual' then '### Confirmed by the user'
-                when 'core' then '### Core identity'
-                else '### Recent context'
-            end
-            || E'\n'
-            || string_agg('- ' || regexp_replace(content, '\s+', ' ', 'g'), E'\n' order by rank) as section
+            signals.context_order(bucket) as bucket_order,
+            signals.context_heading(bucket) || E'\n'
+            || string_agg(signals.context_bullet(content), E'\n' order by rank) as section
         from buckets
         group by bucket
     ),
@@ -149,7 +144,7 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
     )
 
     select
-        '## About this user' || coalesce(E'\n' || body.body, ''),
+        signals.context_block(body.body),
         body.manual_count::integer,
         body.core_count::integer,
         body.contextual_count::integer

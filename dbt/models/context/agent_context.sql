@@ -49,14 +49,9 @@ sections as (
         agent_id,
         bucket,
         count(*) as signal_count,
-        case bucket when 'manual' then 1 when 'core' then 2 else 3 end as bucket_order,
-        case bucket
-            when 'manual' then '### Confirmed by the user'
-            when 'core' then '### Core identity'
-            else '### Recent context'
-        end
-        || E'\n'
-        || string_agg('- ' || regexp_replace(content, '\s+', ' ', 'g'), E'\n' order by profile, rank) as section
+        signals.context_order(bucket) as bucket_order,  -- the block's rendering: m020
+        signals.context_heading(bucket) || E'\n'
+        || string_agg(signals.context_bullet(content), E'\n' order by profile, rank) as section
     from shown
     group by user_id, agent_id, bucket
 ),
@@ -76,7 +71,7 @@ per_agent as (
 select
     agents.user_id,
     agents.agent_id,
-    '## About this user' || coalesce(E'\n' || per_agent.body, '') as context_markdown,
+    signals.context_block(per_agent.body) as context_markdown,
     coalesce(per_agent.manual_count, 0)::integer as manual_count,
     coalesce(per_agent.core_count, 0)::integer as core_count,
     coalesce(per_agent.contextual_count, 0)::integer as contextual_count,

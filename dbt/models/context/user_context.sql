@@ -42,15 +42,9 @@ sections as (
         user_id,
         bucket,
         count(*) as signal_count,
-        case bucket when 'manual' then 1 when 'core' then 2 else 3 end as bucket_order,
-        case bucket
-            when 'manual' then '### Confirmed by the user'
-            when 'core' then '### Core identity'
-            else '### Recent context'
-        end
-        || E'\n'
-        -- one bullet per signal; a line break inside a text would break the list, so it becomes a space
-        || string_agg('- ' || regexp_replace(content, '\s+', ' ', 'g'), E'\n' order by rank) as section
+        signals.context_order(bucket) as bucket_order,  -- the block's rendering: m020
+        signals.context_heading(bucket) || E'\n'
+        || string_agg(signals.context_bullet(content), E'\n' order by rank) as section
     from covered_signals
     group by user_id, bucket
 ),
@@ -68,7 +62,7 @@ per_user as (
 
 select
     users.user_id,
-    '## About this user' || coalesce(E'\n' || per_user.body, '') as context_markdown,
+    signals.context_block(per_user.body) as context_markdown,
     coalesce(per_user.manual_count, 0)::integer as manual_count,
     coalesce(per_user.core_count, 0)::integer as core_count,
     coalesce(per_user.contextual_count, 0)::integer as contextual_count,
