@@ -202,7 +202,7 @@ def test_the_command_line_adds_an_agents_own_signal_and_prints_an_agents_block(c
     )
 
 
-def test_the_profile_as_of_now_is_the_profile_block(conn, settings_with, scripted):
+def test_the_blocks_as_of_now_are_the_blocks_the_views_hold(conn, settings_with, scripted):
     settings = settings_with(prompt_version="v3", shards=1)
     seed(conn, settings)
     scripted.script = answering(FACTS)
@@ -211,3 +211,11 @@ def test_the_profile_as_of_now_is_the_profile_block(conn, settings_with, scripte
         "select context_markdown from context.user_context_as_of('ana', now())"
     ).fetchone()
     assert as_of == block(conn, "ana") and "marathon" not in as_of
+    conn.execute("select signals.add_signal('ana', 'Call me Ana', 'preference', 'coach')")
+    run(settings)  # nothing new to read: the run refreshes the user the signal changed
+    for agent in ("coach", "chef"):
+        (as_of,) = conn.execute(
+            "select context_markdown from context.agent_context_as_of('ana', %s, now())", [agent]
+        ).fetchone()
+        assert as_of == block(conn, "ana", agent)
+    assert "Call me Ana" in block(conn, "ana", "coach") and "marathon" in block(conn, "ana", "coach")

@@ -22,16 +22,20 @@
 -- signals.retention's own default). AGENT_SIGNALS_DECAY_BASE_DAYS scales every signal's decay alike and so
 -- never changes the order: it is not a parameter.
 
-create function context.user_context_as_of(
-    user_id text,
-    at timestamptz,
-    mention_boost double precision default null
+-- The rebuild, for the profile (p_agent_id null) or for one agent (the profile and that agent's signals, as
+-- context.agent_context renders them: the agent's lines first in each section, a line the profile has shown
+-- once). Called by the two functions below, which run it as agent_signals_pipeline.
+create function signals.context_as_of(
+    p_user_id text,
+    p_agent_id text,
+    p_at timestamptz,
+    p_mention_boost double precision default null
 ) returns table (context_markdown text, manual_count integer, core_count integer, contextual_count integer)
-language sql stable security definer set search_path = pg_catalog, pg_temp as $$
+language sql stable set search_path = pg_catalog, pg_temp as $$
     with user_events as (
         select e.event_id, e.signal_id, e.action, e.before, e.after
         from signals.events e
-        where e.user_id = user_context_as_of.user_id and e.at <= user_context_as_of.at
+        where e.user_id = p_user_id and e.at <= p_at
     ),
 
     -- each event's rows after it, one per signal it changed (an `after` that is not a row changes nothing)
@@ -67,11 +71,12 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
         order by signal_id, event_id desc
     ),
 
-    -- the user's profile signals active at `at` (an agent's are context.agent_context's; events from before
-    -- scopes (m020) have no agent_id key, and are the profile's)
-    active as (
+    -- the user's signals active at `at`, of the profile and of the agent asked for (events from before scopes,
+    -- m020, have no agent_id key: the profile's)
+    scoped as (
         select
             signal_id,
+            snapshot ->> 'agent_id' as agent_id,
             snapshot ->> 'content' as content,
             snapshot ->> 'origin' as origin,
             snapshot ->> 'tier' as tier,
@@ -79,32 +84,42 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
             (snapshot ->> 'last_seen_at')::timestamptz as last_seen_at,
             (snapshot ->> 'created_at')::timestamptz as created_at
         from latest
-        where snapshot ->> 'status' = 'active' and snapshot ->> 'agent_id' is null
+        where snapshot ->> 'status' = 'active'
+          and (snapshot ->> 'agent_id' is null or snapshot ->> 'agent_id' = p_agent_id)
+    ),
+
+    -- an agent's line that repeats a profile line is shown once, as the profile's (agent_context.sql)
+    active as (
+        select * from scoped s
+        where s.agent_id is null or not exists (
+            select from scoped p where p.agent_id is null and lower(p.content) = lower(s.content)
+        )
     ),
 
     scored as (
         select
             active.*,
             case
-                when user_context_as_of.mention_boost is null
-                    then signals.retention(last_seen_at, mention_count, user_context_as_of.at)
-                else signals.retention(last_seen_at, mention_count, user_context_as_of.at,
-                                       mention_boost => user_context_as_of.mention_boost)
+                when p_mention_boost is null
+                    then signals.retention(last_seen_at, mention_count, p_at)
+                else signals.retention(last_seen_at, mention_count, p_at, mention_boost => p_mention_boost)
             end as decay_score
         from active
     ),
 
-    -- user_signals.sql's buckets and ranks
+    -- user_signals.sql's buckets and ranks, per scope
     manual as (
-        select 'manual'::text as bucket, content,
-               row_number() over (order by created_at, signal_id) as rank
+        select 'manual'::text as bucket, content, agent_id is null as profile,
+               row_number() over (partition by agent_id order by created_at, signal_id) as rank
         from scored
         where origin = 'manual'
     ),
 
     inferred as (
-        select tier as bucket, content,
-               row_number() over (partition by tier order by decay_score desc, last_seen_at desc, signal_id) as rank
+        select tier as bucket, content, agent_id is null as profile,
+               row_number() over (
+                   partition by agent_id, tier order by decay_score desc, last_seen_at desc, signal_id
+               ) as rank
         from scored
         where origin = 'inferred'
     ),
@@ -122,14 +137,14 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
            or (bucket = 'contextual' and rank <= sizes.contextual_limit)
     ),
 
-    -- user_context.sql's rendering (m020's functions)
+    -- user_context.sql's and agent_context.sql's rendering (m020's functions)
     sections as (
         select
             bucket,
             count(*) as signal_count,
             signals.context_order(bucket) as bucket_order,
             signals.context_heading(bucket) || E'\n'
-            || string_agg(signals.context_bullet(content), E'\n' order by rank) as section
+            || string_agg(signals.context_bullet(content), E'\n' order by profile, rank) as section
         from buckets
         group by bucket
     ),
@@ -152,9 +167,38 @@ language sql stable security definer set search_path = pg_catalog, pg_temp as $$
     where exists (select from user_events)
 $$;
 
--- It reads signals.events, which analysts and the application cannot: it runs as agent_signals_pipeline
--- (which reads the events and the limits) and returns only what the view would have shown.
+revoke execute on function signals.context_as_of(text, text, timestamptz, double precision) from public;
+grant execute on function signals.context_as_of(text, text, timestamptz, double precision) to agent_signals_pipeline;
+
+create function context.user_context_as_of(
+    user_id text,
+    at timestamptz,
+    mention_boost double precision default null
+) returns table (context_markdown text, manual_count integer, core_count integer, contextual_count integer)
+language sql stable security definer set search_path = pg_catalog, pg_temp as $$
+    select * from signals.context_as_of(user_context_as_of.user_id, null, user_context_as_of.at,
+                                        user_context_as_of.mention_boost)
+$$;
+
+-- One agent's block at a past time, as context.agent_context would have rendered it.
+create function context.agent_context_as_of(
+    user_id text,
+    agent_id text,
+    at timestamptz,
+    mention_boost double precision default null
+) returns table (context_markdown text, manual_count integer, core_count integer, contextual_count integer)
+language sql stable security definer set search_path = pg_catalog, pg_temp as $$
+    select * from signals.context_as_of(agent_context_as_of.user_id, agent_context_as_of.agent_id,
+                                        agent_context_as_of.at, agent_context_as_of.mention_boost)
+$$;
+
+-- They read signals.events, which analysts and the application cannot: they run as agent_signals_pipeline
+-- (which reads the events and the limits) and return only what the views would have shown.
 alter function context.user_context_as_of(text, timestamptz, double precision) owner to agent_signals_pipeline;
 revoke execute on function context.user_context_as_of(text, timestamptz, double precision) from public;
 grant execute on function context.user_context_as_of(text, timestamptz, double precision)
+    to agent_signals_app, agent_signals_analyst, agent_signals_user_paths;
+alter function context.agent_context_as_of(text, text, timestamptz, double precision) owner to agent_signals_pipeline;
+revoke execute on function context.agent_context_as_of(text, text, timestamptz, double precision) from public;
+grant execute on function context.agent_context_as_of(text, text, timestamptz, double precision)
     to agent_signals_app, agent_signals_analyst, agent_signals_user_paths;
