@@ -75,6 +75,11 @@ def test_german_french_spanish_phrases(phrase: str, expected: list[tuple[str, st
     assert periods(phrase) == expected
 
 
+def test_text_without_spaces_is_searched_too() -> None:
+    # no run of words to parse: the "split" strategy finds the expression inside ("from last year on")
+    assert periods("从去年开始") == LAST_YEAR
+
+
 def test_an_incomplete_date_has_its_past_and_future_readings() -> None:
     assert periods("until March") == MARCH_BOTH  # said in November: the last March and the next
     # said on a Friday: last week's, today's and next week's
