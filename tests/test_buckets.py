@@ -386,7 +386,9 @@ def test_unrelated_facts_in_any_script_stay_apart_and_a_tombstone_blocks_only_it
         }
 
 
-def test_three_phrasings_of_one_preference_end_as_one_signal_with_three_mentions(conn, settings, scripted):
+def test_three_phrasings_of_one_preference_end_as_one_active_version(conn, settings, scripted):
+    """An update that changes the text writes a new version and ends the old one where it begins (m022);
+    the third phrasing restates the new version."""
     answers = iter([
         create("Prefers short answers", "m1", "short answers please", kind="communication"),
         {"action": "update", "signal": "s1", "content": "Prefers short, direct answers", "tier": "core",
@@ -401,9 +403,15 @@ def test_three_phrasings_of_one_preference_end_as_one_signal_with_three_mentions
         )
         assert run(settings)["failures"] == 0
     rows = conn.execute(
-        "select content, mention_count from signals.signals where user_id = 'io' and status = 'active'"
+        "select signal_id, content, status, mention_count, valid_from, valid_to, supersedes from signals.signals"
+        " where user_id = 'io' order by created_at"
     ).fetchall()
-    assert rows == [("Prefers short, direct answers", 3)]
+    (old, old_text, old_status, _m, old_from, old_to, _s), (new, text, status, mentions, new_from, new_to, after) = rows
+    assert (old_text, old_status, old_from, old_to) == ("Prefers short answers", "ended", T0, T0 + timedelta(days=1))
+    assert (text, status, mentions, new_from, new_to, after) == (
+        "Prefers short, direct answers", "active", 2, T0 + timedelta(days=1), None, old
+    )
+    assert new != old
 
 
 def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, settings, scripted):

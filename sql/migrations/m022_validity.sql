@@ -24,7 +24,7 @@ comment on column signals.signals.supersedes is 'the version of the fact this on
 
 alter table signals.signals drop constraint signals_status_check;
 alter table signals.signals add constraint signals_status_check
-    check (status in ('active', 'archived', 'ended', 'merged', 'deleted'));
+    check (status in ('active', 'archived', 'ended', 'merged', 'deleted', 'retracted'));
 
 -- the signals whose validity is due to end: a range of this index, not a scan of every signal
 create index signals_valid_to_idx on signals.signals (valid_to)
@@ -181,3 +181,7 @@ language sql stable set search_path = pg_catalog, pg_temp as $$
     where exists (select from user_events)
 $$;
 
+
+-- A signal's text is never rewritten any more (an update writes a new version): the rewrites' staging table
+-- (m019) goes.
+drop table staging.apply_rewrites;

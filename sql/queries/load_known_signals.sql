@@ -1,6 +1,6 @@
 -- The active signals shown to the model for a shard of users: all of the user's own (manual) signals,
 -- then inferred core, then the most recently seen contextual ones, at most %(limit)s inferred per user.
-select user_id, signal_id, content, normalized, tier, kind, origin, agent_id
+select user_id, signal_id, content, normalized, tier, kind, origin, agent_id, valid_to
 from (
     select s.*,
            row_number() over (

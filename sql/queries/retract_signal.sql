@@ -1,6 +1,6 @@
 -- A signal with no evidence left is retracted (kept, with an event, out of the views); returns it.
 update signals.signals s
 set status = 'retracted', updated_at = now()
-where s.signal_id = %(signal_id)s and s.origin = 'inferred' and s.status in ('active', 'archived')
+where s.signal_id = %(signal_id)s and s.origin = 'inferred' and s.status in ('active', 'archived', 'ended')
   and not exists (select 1 from signals.evidence e where e.signal_id = s.signal_id)
 returning s.user_id, to_jsonb(s) - 'embedding' as snapshot

@@ -30,6 +30,14 @@ class Evidence(_Strict):
 Scope = Literal["profile", "agent"]  # about the user for every agent, or about their relationship with one
 
 
+class Bound(_Strict):
+    """When a fact began or stops holding, as the user said it: the words quoted from a cited message and the
+    day the model reads them as (validate.py holds the day to what the words can name, core/validity.py)."""
+
+    quote: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=QUOTE_MAX_CHARS)]
+    date: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+
+
 class Create(_Strict):
     action: Literal["create"]
     content: Text
@@ -37,6 +45,8 @@ class Create(_Strict):
     kind: str
     evidence: list[Evidence] = Field(min_length=1, max_length=5)
     scope: Scope = "profile"
+    since: Bound | None = None
+    until: Bound | None = None
 
 
 class Update(_Strict):
@@ -47,6 +57,17 @@ class Update(_Strict):
     kind: str
     evidence: list[Evidence] = Field(min_length=1, max_length=5)
     scope: Scope | None = None  # an update keeps its signal's scope (None: not said); another is refused
+    since: Bound | None = None
+    until: Bound | None = None
+
+
+class End(_Strict):
+    """A known fact the user says no longer holds ("I no longer manage the data team"): its version ends."""
+
+    action: Literal["end"]
+    signal: Handle
+    evidence: list[Evidence] = Field(min_length=1, max_length=5)
+    until: Bound | None = None  # when it stopped holding (None: the cited message's date)
 
 
 class Skip(_Strict):
@@ -54,7 +75,7 @@ class Skip(_Strict):
     reason: str = Field(default="", max_length=500)
 
 
-Action = Annotated[Create | Update | Skip, Field(discriminator="action")]
+Action = Annotated[Create | Update | End | Skip, Field(discriminator="action")]
 
 
 SummaryText = Annotated[
@@ -133,7 +154,7 @@ class AnsweredAction:
 
     index: int
     written: Any  # the JSON value
-    action: Create | Update | Skip | None
+    action: Create | Update | End | Skip | None
     error: str | None = None
 
 

@@ -71,6 +71,7 @@ class KnownSignal:
     kind: str
     origin: str
     agent_id: str | None = None  # None: a profile signal; else the agent whose relationship it is about
+    valid_to: datetime | None = None  # when the fact stops holding (None: it still holds)
 
 
 @dataclass
@@ -140,7 +141,8 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     )
     agents = {agent_id: f"a{i}" for i, agent_id in enumerate(ids, start=1)}  # handles, as for messages
     every = [
-        PromptSignal(h, s.content, s.tier, s.kind, s.origin, agents.get(s.agent_id, ""))
+        PromptSignal(h, s.content, s.tier, s.kind, s.origin, agents.get(s.agent_id, ""),
+                     s.valid_to.date().isoformat() if s.valid_to is not None else "")
         for h, s in handles.items()
     ]
 

@@ -139,6 +139,7 @@ class PromptSignal:
     kind: str
     origin: str
     agent: str = ""  # the handle of the agent whose signal it is ("": a profile signal), from extract/v3 on
+    until: str = ""  # the day the fact stops holding (ISO; "": it still holds), shown from extract/v4 on
 
 
 def render_extract(
@@ -161,7 +162,7 @@ _MESSAGE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _KNOWN = re.compile(
-    r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)(?:, agent=a\d+)?\] (.*)$", re.MULTILINE
+    r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)(?:, agent=a\d+)?(?:, until=\d{4}-\d{2}-\d{2})?\] (.*)$", re.MULTILINE
 )
 _KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
 

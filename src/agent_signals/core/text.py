@@ -161,3 +161,28 @@ def find_span(quote: str, text: str) -> str | None:
             best = (start, end)
         position = start + 1
     return None if best is None else text[origin[best[0]] : origin[best[1] - 1] + 1]
+
+
+_WORD = re.compile(r"\w+")
+_STEM = 5  # words sharing their first five letters are one word here ("manages", "managing")
+# words too common to say what a text is about (English: the language signals are written in)
+_COMMON = frozenset(
+    "that this with from have been were they them what when your about would their there which will into "
+    "just like more some than then also only over very still used does doing".split()
+)
+
+
+def speaks_of(quote: str, content: str) -> bool:
+    """Whether a quote speaks of what a signal says: a word of four letters or more in common, up to case,
+    compatibility forms and endings ("I no longer manage the data team" / "Manages the data team"); for
+    texts written without spaces (Chinese, Japanese), two characters in a row in common. A quote that says
+    nothing of the fact ("none of that is true any more") does not."""
+    def words(text: str) -> set[str]:
+        found = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+        return {w[:_STEM] for w in found if len(w) >= 4 and w not in _COMMON and not w.isdigit()}
+
+    def pairs(text: str) -> set[str]:
+        letters = "".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+        return {letters[i : i + 2] for i in range(len(letters) - 1) if not letters[i : i + 2].isascii()}
+
+    return bool(words(quote) & words(content)) or bool(pairs(quote) & pairs(content))

@@ -6,13 +6,15 @@ InvalidAnswer) writes nothing for that user."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import AnsweredAction, Create, ParsedExtract, Update
+from agent_signals.core import validity
+from agent_signals.core.answers import AnsweredAction, Bound, Create, End, ParsedExtract, Update
 from agent_signals.core.batching import Call, KnownSignal, SourceMessage
 from agent_signals.core.prompts import unfence
-from agent_signals.core.text import clean, find_span, normalize_content
+from agent_signals.core.text import clean, find_span, normalize_content, speaks_of
 from agent_signals.limits import CONTENT_MAX_CHARS
 
 
@@ -24,9 +26,10 @@ class Cite:
 
 @dataclass(frozen=True)
 class Proposal:
-    """A validated create or update, with handles resolved to database rows."""
+    """A validated create, update or end, with handles resolved to database rows (an end's text, tier and kind
+    are its signal's)."""
 
-    action: str  # "create" | "update"
+    action: str  # "create" | "update" | "end"
     content: str
     normalized: str
     tier: str
@@ -35,7 +38,17 @@ class Proposal:
     target: KnownSignal | None = None  # the signal an update names
     embedding: tuple[float, ...] | None = None  # set after validation, before apply
     agent_id: str | None = None  # None: a profile signal; else the agent whose relationship it is about
+    # when the fact began and stopped holding (validity.py): a create's or update's valid_from is the day the
+    # user named, else its first cited message's time (None: a past fact whose start was not said); valid_to
+    # the day named, else None (an end's: its cited message's time)
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
     written: Any = field(default=None, compare=False)  # the action as the model wrote it (JSON)
+
+    @property
+    def said_at(self) -> datetime:
+        """When the user said it: the latest of its cited messages."""
+        return max(c.message.created_at for c in self.evidence)
 
 
 WITHHELD = "[withheld]"  # the text of a candidate rejected for what it holds
@@ -82,7 +95,7 @@ def validate_answer(answer: ParsedExtract, call: Call, settings: Settings) -> Va
         if item.action is None:
             result.rejected.append(Rejection("validate", item.error or "wrong schema", item.written,
                                              _named(item.written, call)))  # fmt: skip
-        elif not isinstance(item.action, (Create, Update)):
+        elif not isinstance(item.action, (Create, Update, End)):
             result.skips += 1
         else:
             try:
@@ -94,8 +107,10 @@ def validate_answer(answer: ParsedExtract, call: Call, settings: Settings) -> Va
     return result
 
 
-def _proposal(item: AnsweredAction, action: Create | Update, call: Call, settings: Settings) -> Proposal:
+def _proposal(item: AnsweredAction, action: Create | Update | End, call: Call, settings: Settings) -> Proposal:
     where = f"actions.{item.index}"
+    if isinstance(action, End):
+        return _end(item, action, call)
     if action.kind not in settings.kinds:
         raise _Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
     content = " ".join(clean(action.content).split())
@@ -111,6 +126,15 @@ def _proposal(item: AnsweredAction, action: Create | Update, call: Call, setting
             raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
         if target.origin == "manual":
             raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+    cites = _cites(where, action, call)
+    agent_id = _agent_of(where, action, cites, target)
+    tier = "contextual" if agent_id is not None else action.tier  # core is identity, the same for every agent
+    valid_from, valid_to = _validity(where, action, cites)
+    return Proposal(action.action, content, normalized, tier, action.kind, tuple(cites), target,
+                    agent_id=agent_id, valid_from=valid_from, valid_to=valid_to, written=item.written)  # fmt: skip
+
+
+def _cites(where: str, action: Create | Update | End, call: Call) -> list[Cite]:
     cites = []
     for j, evidence in enumerate(action.evidence):
         message = call.messages.get(evidence.message)
@@ -120,18 +144,65 @@ def _proposal(item: AnsweredAction, action: Create | Update, call: Call, setting
         if span is None:
             raise _Invalid(f"{where}.evidence.{j}.quote: not in message {evidence.message}")
         cites.append(Cite(message, span))
+    return cites
+
+
+def _end(item: AnsweredAction, action: End, call: Call) -> Proposal:
+    """A known fact that no longer holds: one of the pipeline's (never the user's own), named by a message
+    that speaks of it (a shared word: a copied "none of this is true any more" ends nothing)."""
+    where = f"actions.{item.index}"
+    target = call.signals.get(action.signal)
+    if target is None:
+        raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
+    if target.origin == "manual":
+        raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+    cites = _cites(where, action, call)
     agent_id = _agent_of(where, action, cites, target)
-    tier = "contextual" if agent_id is not None else action.tier  # core is identity, the same for every agent
-    return Proposal(action.action, content, normalized, tier, action.kind, tuple(cites), target,
-                    agent_id=agent_id, written=item.written)  # fmt: skip
+    if not any(speaks_of(c.quote, target.content) for c in cites):
+        raise _Invalid(f"{where}.evidence: no quote speaks of {action.signal} (no word of it)")
+    ended = _bound(f"{where}.until", action.until, cites)
+    valid_to = ended if ended is not None else max(c.message.created_at for c in cites)
+    return Proposal("end", target.content, target.normalized, target.tier, target.kind, tuple(cites), target,
+                    agent_id=agent_id, valid_to=valid_to, written=item.written)  # fmt: skip
+
+
+def _validity(where: str, action: Create | Update, cites: list[Cite]) -> tuple[datetime | None, datetime | None]:
+    """(valid_from, valid_to): the days the user named (`since`, `until`), each held to what its words can
+    name on the day they were said; without `since`, the first cited message's time, unless the fact had
+    already ended then (its start was not said)."""
+    since = _bound(f"{where}.since", action.since, cites)
+    until = _bound(f"{where}.until", action.until, cites)
+    if since is not None and until is not None and until < since:
+        raise _Invalid(f"{where}.until: {action.until.date} is before since {action.since.date}")
+    if since is None:
+        first = min(c.message.created_at for c in cites)
+        since = first if until is None or until >= first else None
+    return since, until
+
+
+def _bound(where: str, bound: Bound | None, cites: list[Cite]) -> datetime | None:
+    """The day a bound names, at UTC midnight: its quote must be the words of a cited message, and its date a
+    day those words can name on the day that message was sent (a fooled model's date is refused)."""
+    if bound is None:
+        return None
+    try:
+        day = date.fromisoformat(bound.date)
+    except ValueError:
+        raise _Invalid(f"{where}.date: {bound.date!r} is not a day") from None
+    said = [c.message for c in cites if cited_span(bound.quote, c.message) is not None]
+    if not said:
+        raise _Invalid(f"{where}.quote: not in a cited message")
+    if not any(validity.supports(bound.quote, m.created_at, day) for m in said):
+        raise _Invalid(f"{where}.date: {bound.date} is not a time {bound.quote!r} names")
+    return validity.day_start(day)
 
 
 def _agent_of(
-    where: str, action: Create | Update, cites: list[Cite], target: KnownSignal | None
+    where: str, action: Create | Update | End, cites: list[Cite], target: KnownSignal | None
 ) -> str | None:
     """The agent an action's signal belongs to (None: the profile). A signal of an agent cites only messages
-    of that agent's conversations; an update keeps its signal's scope."""
-    scope = action.scope or ("agent" if target is not None and target.agent_id is not None else "profile")
+    of that agent's conversations; an update or end keeps its signal's scope."""
+    scope = getattr(action, "scope", None) or ("agent" if target is not None and target.agent_id is not None else "profile")
     if target is not None and (target.agent_id is not None) != (scope == "agent"):
         raise _Invalid(f"{where}.scope: {scope!r}, but its signal is of the "
                        f"{'agent' if target.agent_id else 'profile'} scope (an update keeps its scope)")  # fmt: skip

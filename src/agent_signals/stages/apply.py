@@ -30,6 +30,8 @@ from agent_signals.store.shard_writer import Provenance, ShardWriter, UserClose
 SUMMARY_SPOILERS = (
     "skipped_manual",
     "skipped_tombstone",
+    "skipped_end",
+    "ended",
     "merged",
     "demoted",
     "reconcile_invalid",

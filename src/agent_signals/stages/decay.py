@@ -1,5 +1,5 @@
-"""The decay stage, at the run's time: the contextual inferred signals whose retention fell under the archive
-threshold archived (kept and queryable, out of the context views; an `archive` event each), then the decay
+"""The decay stage, at the run's time: the inferred signals whose validity has ended (valid_to at or before
+it: m022) ended, the contextual inferred signals whose retention fell under the archive threshold archived (kept and queryable, out of the context views; an `archive` event each), then the decay
 scores of the dirty users' active inferred signals rewritten (the formula of core/decay.py).
 
 Its cost follows the signals due and the users touched, not the table (issue 19, point 5):
@@ -26,11 +26,14 @@ from agent_signals.store import upkeep
 
 @stage("decay")
 async def decay(ctx: RunContext) -> int:
-    """Archive the contextual signals due at the run's time, then score the dirty users' active inferred
-    signals (both in one transaction). Returns how many were archived."""
+    """End the signals whose validity has ended by the run's time, archive the contextual signals due at
+    it, then score the dirty users' active inferred signals (all in one transaction). Returns how many were
+    archived."""
     params = {**formula.query_params(ctx.settings, ctx.until), "run_id": ctx.run_id}
     async with ctx.pool.connection() as conn:
-        archived = await upkeep.decay(conn, ctx.settings, params)
+        ended, archived = await upkeep.decay(conn, ctx.settings, params)
+    if ended:
+        ctx.stats.actions["ended"] += ended
     if archived:
         ctx.stats.actions["archived"] += archived
     return archived

@@ -10,9 +10,11 @@ proposal of every user with that many, so a round's statements never see two pro
 the number of statements follows the longest answer in the group, not the number of users.
 
 Per round: the candidates COPYed, resolved against the signals as they are (apply_resolve.sql: the target of
-an update, the signal the candidate restates); then the new signals with their events and evidence
-(apply_create.sql), the rewrites with the evidence of the signals restated or updated (apply_rewrite_cite.sql),
-the mention counts of the signals that changed (sync_mentions.sql) and their events (COPY)."""
+an update or end, the signal the candidate restates); then the new signals with their events and evidence
+(apply_create.sql: creates, and the new versions of facts updates changed), the evidence of the signals
+restated (apply_cite.sql), the validity given to signals that exist (apply_validity.sql: an update's old
+version and an `end` ended, a restatement's days filled), the mention counts of the signals restated
+(sync_mentions.sql) and their events (COPY). A signal's text is never rewritten."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID, uuid4, uuid5
 
 import polars as pl
@@ -76,16 +78,14 @@ FRAMES: dict[str, dict[str, Any]] = {
     "staging.apply_new_signals": {
         "batch": TEXT, "signal_id": TEXT, "user_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT,
         "first_seen_at": TIME, "last_seen_at": TIME, "embedding": TEXT, "mentions": INT, "run_id": TEXT,
-        "prompt_version": TEXT, "model": TEXT, "agent_id": TEXT,
+        "prompt_version": TEXT, "model": TEXT, "agent_id": TEXT, "valid_from": TIME, "valid_to": TIME,
+        "supersedes": TEXT,
     },
     "staging.apply_new_evidence": {
         "batch": TEXT, "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
     },
     "staging.apply_cited_evidence": {
         "batch": TEXT, "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
-    },
-    "staging.apply_rewrites": {
-        "batch": TEXT, "signal_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT, "embedding": TEXT,
     },
     "signals.events": {
         "signal_id": TEXT, "user_id": TEXT, "run_id": TEXT, "action": TEXT, "actor": TEXT,
@@ -125,6 +125,10 @@ def _utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
+def _maybe_utc(moment: datetime | None) -> datetime | None:
+    return None if moment is None else _utc(moment)
+
+
 @dataclass(frozen=True)
 class _Signal:
     """A signal as a resolve saw it."""
@@ -137,14 +141,55 @@ class _Signal:
 
 @dataclass
 class _Sync:
-    """A signal whose evidence may have grown this round: its event once its mentions are synced."""
+    """A signal restated this round, whose evidence may have grown: its event once its mentions are synced."""
 
     signal_id: UUID
     user_id: str
-    action: str  # reinforce | update
     before: dict[str, Any]
     prov: Provenance
-    always: bool  # an update is logged even when no message is new
+
+
+class _Create(NamedTuple):
+    """A new signal: a create, or the new version of a fact an update changed (`supersedes`: the old one)."""
+
+    user_id: str
+    prov: Provenance
+    p: Proposal
+    supersedes: UUID | None = None
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """Validity given to a signal that exists (apply_validity.sql's modes: end, fill, reopen)."""
+
+    signal_id: UUID
+    user_id: str
+    mode: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    said_at: datetime
+    prov: Provenance
+    agent_id: str | None = None  # a fill's scope: a profile fact narrowed to this agent (apply_validity.sql)
+
+    @classmethod
+    def fill(cls, signal: _Signal, user_id: str, p: Proposal, prov: Provenance) -> _Bound | None:
+        """What a restatement says of a known fact's time and scope: an ended fact stated again as holding,
+        after its end, reopens; else the days it names fill what the signal lacks, and an agent's scope may
+        narrow a profile fact (None: it says nothing the signal lacks)."""
+        ended = signal.snapshot.get("valid_to") if signal.status == "ended" else None
+        if ended is not None:
+            if p.valid_to is None and _utc(p.said_at) > datetime.fromisoformat(ended):
+                return cls(signal.signal_id, user_id, "reopen", None, None, p.said_at, prov)
+            return None
+        scope = p.agent_id is not None and signal.snapshot.get("agent_id") is None
+        if not scope and p.valid_to is None and (p.valid_from is None or signal.snapshot.get("valid_from")):
+            return None
+        return cls(signal.signal_id, user_id, "fill", p.valid_from, p.valid_to, p.said_at, prov, p.agent_id)
+
+    @classmethod
+    def closing(cls, old: _Signal, user_id: str, p: Proposal, prov: Provenance) -> _Bound:
+        """The old version of a fact an update changed ends where the new one begins (else when it was said)."""
+        return cls(old.signal_id, user_id, "end", None, p.valid_from or p.said_at, p.said_at, prov)
 
 
 class ShardWriter:
@@ -197,26 +242,39 @@ class ShardWriter:
         resolved = await self._rows(
             "apply_resolve", {"batch": self.key, "threshold": self.settings.near_duplicate_similarity}
         )
-        creates: list[tuple[str, Provenance, Proposal]] = []
-        rewrites: list[tuple[UUID, Proposal]] = []
+        creates: list[_Create] = []
         syncs: list[_Sync] = []
+        bounds: list[_Bound] = []
         for row in resolved:
             user_id, prov, p = proposals[row["seq"]]
             target = _found(row, "target")
             live = target is not None and target.origin == "inferred" and target.status == "active"
+            if p.action == "end":
+                if live:
+                    bounds.append(_Bound(target.signal_id, user_id, "end", None, p.valid_to, p.said_at, prov))
+                else:
+                    self.counts[user_id]["skipped_end"] += 1  # removed, merged or ended since the prompt
+                continue
             if p.action == "update" and live and p.target is not None and p.normalized == p.target.normalized:
-                syncs.append(_Sync(target.signal_id, user_id, "reinforce", target.snapshot, prov, False))
+                syncs.append(_Sync(target.signal_id, user_id, target.snapshot, prov))
+                bounds.append(_Bound.fill(target, user_id, p, prov))
                 continue
             existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
             if existing is not None:
                 self._restated(user_id, prov, existing, syncs)
+                if existing.origin == "inferred" and existing.status != "deleted":
+                    bounds.append(_Bound.fill(existing, user_id, p, prov))
+                if p.action == "update" and live and existing.signal_id != target.signal_id:
+                    bounds.append(_Bound.closing(target, user_id, p, prov))  # changed to a fact already known
             elif p.action == "update" and live:
-                rewrites.append((target.signal_id, p))
-                syncs.append(_Sync(target.signal_id, user_id, "update", target.snapshot, prov, True))
+                # the fact changed: its old version ends where the new one begins, never overwritten
+                creates.append(_Create(user_id, prov, p, target.signal_id))
+                bounds.append(_Bound.closing(target, user_id, p, prov))
             else:  # a create, or an update whose signal changed since the prompt was built: treat as new
-                creates.append((user_id, prov, p))
+                creates.append(_Create(user_id, prov, p))
         await self._create(creates)
-        await self._rewrite_cite(rewrites, syncs, {user_id: p for user_id, _prov, p in proposals})
+        await self._cite(syncs, {user_id: p for user_id, _prov, p in proposals})
+        await self._bound(bounds)
         await self._sync(syncs)
 
     def _restated(self, user_id: str, prov: Provenance, existing: _Signal, syncs: list[_Sync]) -> None:
@@ -225,12 +283,12 @@ class ShardWriter:
         elif existing.status == "deleted":
             self.counts[user_id]["skipped_tombstone"] += 1  # the user deleted it: never silently re-created
         else:
-            syncs.append(_Sync(existing.signal_id, user_id, "reinforce", existing.snapshot, prov, False))
+            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov))
 
-    async def _create(self, creates: list[tuple[str, Provenance, Proposal]]) -> None:
+    async def _create(self, creates: list[_Create]) -> None:
         """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
         updated away from this one) is written again under a new id."""
-        ids = [signal_id_for(user_id, p.normalized, p.agent_id) for user_id, _prov, p in creates]
+        ids = [signal_id_for(c.user_id, c.p.normalized, c.p.agent_id) for c in creates]
         while creates:
             await self._stage("staging.apply_new_signals", (
                 (str(signal_id), user_id, p.content, p.normalized, p.kind, p.tier,
@@ -238,13 +296,14 @@ class ShardWriter:
                  _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
                  # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
                  len({(c.message.conversation_id, c.message.message_id) for c in p.evidence}),
-                 str(prov.run_id), prov.prompt_version, prov.model, p.agent_id)
-                for signal_id, (user_id, prov, p) in zip(ids, creates, strict=True)
+                 str(prov.run_id), prov.prompt_version, prov.model, p.agent_id, _maybe_utc(p.valid_from),
+                 _maybe_utc(p.valid_to), None if supersedes is None else str(supersedes))
+                for signal_id, (user_id, prov, p, supersedes) in zip(ids, creates, strict=True)
             ))  # fmt: skip
             await self._stage("staging.apply_new_evidence", (
                 (str(signal_id), c.message.conversation_id, c.message.message_id, c.quote,
                  _utc(c.message.created_at))
-                for signal_id, (_u, _prov, p) in zip(ids, creates, strict=True) for c in p.evidence
+                for signal_id, create in zip(ids, creates, strict=True) for c in create.p.evidence
             ))  # fmt: skip
             created = {
                 row["signal_id"]: row["status"]
@@ -259,37 +318,53 @@ class ShardWriter:
                     taken.append(create)
                     continue
                 self.touched[user_id].add(signal_id)
-                self.counts[user_id]["created"] += 1
+                self.counts[user_id]["updated" if create.supersedes else "created"] += 1
                 if created[signal_id] == "archived":  # too old to stay: decay would archive it at once
                     self.counts[user_id]["archived"] += 1
+                elif created[signal_id] == "ended":  # a fact that had already stopped holding
+                    self.counts[user_id]["ended"] += 1
             creates, ids = taken, [uuid4() for _c in taken]
 
-    async def _rewrite_cite(
-        self, rewrites: list[tuple[UUID, Proposal]], syncs: list[_Sync], cites: dict[str, Proposal]
-    ) -> None:
-        """The updates' new texts and the evidence of every signal restated or updated (apply_rewrite_cite.sql);
-        a reinforcement that cites no new message changes nothing (`unchanged`: a replay)."""
+    async def _cite(self, syncs: list[_Sync], cites: dict[str, Proposal]) -> None:
+        """The evidence of every signal restated (apply_cite.sql); a reinforcement that cites no new message
+        changes nothing (`unchanged`: a replay)."""
         if not syncs:
             return
-        await self._stage("staging.apply_rewrites", (
-            (str(signal_id), p.content, p.normalized, p.kind, p.tier, vector_text(p.embedding))
-            for signal_id, p in rewrites
-        ))  # fmt: skip
         await self._stage("staging.apply_cited_evidence", (
             (str(s.signal_id), c.message.conversation_id, c.message.message_id, c.quote, _utc(c.message.created_at))
             for s in syncs for c in cites[s.user_id].evidence
         ))  # fmt: skip
         new = {
             row["signal_id"]: row["new"]
-            for row in await self._rows("apply_rewrite_cite", {"batch": self.key, "run_id": self.run_id})
+            for row in await self._rows("apply_cite", {"batch": self.key, "run_id": self.run_id})
         }
         kept = []
         for s in syncs:
-            if s.always or new.get(s.signal_id):
+            if new.get(s.signal_id):
                 kept.append(s)
             else:
                 self.counts[s.user_id]["unchanged"] += 1  # every cited message was already evidence
         syncs[:] = kept
+
+    async def _bound(self, bounds: list[_Bound]) -> None:
+        """The validity the round gives signals that exist (apply_validity.sql: ends, fills, reopens), an
+        event each that changed."""
+        bounds = [b for b in bounds if b is not None]
+        if not bounds:
+            return
+        by_id = {b.signal_id: b for b in bounds}  # one per signal: a user's round holds one proposal
+        given = list(by_id.values())
+        rows = await self._rows("apply_validity", {
+            "signal_ids": list(by_id), "modes": [b.mode for b in given], "valid_from": [b.valid_from for b in given],
+            "valid_to": [b.valid_to for b in given], "said_at": [b.said_at for b in given],
+            "prompt_versions": [b.prov.prompt_version for b in given], "models": [b.prov.model for b in given],
+            "agent_ids": [b.agent_id for b in given],
+            "at": self.at, "run_id": self.run_id,
+        })  # fmt: skip
+        for row in rows:
+            b = by_id[row["signal_id"]]
+            self.touched[b.user_id].add(b.signal_id)
+            self.counts[b.user_id]["ended" if row["status"] == "ended" else "dated"] += 1
 
     async def _sync(self, syncs: list[_Sync]) -> None:
         """The mention counts of the signals that changed, and their events."""
@@ -300,11 +375,11 @@ class ShardWriter:
             for row in await self._rows("sync_mentions", {"signal_ids": [s.signal_id for s in syncs]})
         }
         await self._events([
-            (s.signal_id, s.user_id, s.action, "pipeline", s.prov, s.before, after[s.signal_id]) for s in syncs
+            (s.signal_id, s.user_id, "reinforce", "pipeline", s.prov, s.before, after[s.signal_id]) for s in syncs
         ])  # fmt: skip
         for s in syncs:
             self.touched[s.user_id].add(s.signal_id)  # an archived signal mentioned again comes back
-            self.counts[s.user_id]["updated" if s.action == "update" else "reinforced"] += 1
+            self.counts[s.user_id]["reinforced"] += 1
 
     # the cap
 

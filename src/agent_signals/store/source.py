@@ -85,7 +85,8 @@ MESSAGES = {"user_id": pl.String, "conversation_id": pl.String, "message_id": pl
             "created_at": pl.Datetime("us", "UTC"), "stale": pl.Boolean,
             "agent_id": pl.String}  # fmt: skip
 KNOWN = {"user_id": pl.String, "signal_id": pl.String, "content": pl.String, "normalized": pl.String,
-         "tier": pl.String, "kind": pl.String, "origin": pl.String, "agent_id": pl.String}  # fmt: skip
+         "tier": pl.String, "kind": pl.String, "origin": pl.String, "agent_id": pl.String,
+         "valid_to": pl.Datetime("us", "UTC")}  # fmt: skip
 
 
 async def load_shard(
@@ -142,4 +143,5 @@ def _known_signal(row: dict) -> KnownSignal:
         row["kind"],
         row["origin"],
         row["agent_id"],
+        row["valid_to"],
     )

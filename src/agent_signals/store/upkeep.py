@@ -42,14 +42,16 @@ async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run
     return retracted
 
 
-async def decay(conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]) -> int:
-    """In one transaction: contextual signals under the threshold archived (an event each; their users are
-    marked dirty by the trigger), then the scores of the dirty users' active inferred signals rewritten.
-    `params`: core/decay.py's query_params and the run_id. Returns how many were archived."""
+async def decay(conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]) -> tuple[int, int]:
+    """In one transaction: the signals whose validity has ended by the run's time ended, contextual signals
+    under the threshold archived (an event each; their users are marked dirty by the trigger), then the
+    scores of the dirty users' active inferred signals rewritten. `params`: core/decay.py's query_params and
+    the run_id. Returns how many were (ended, archived)."""
     async with conn.transaction():
+        ended = (await (await conn.execute(query(settings, "end_due"), params)).fetchone())[0]
         archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
         await conn.execute(query(settings, "update_decay"), params)
-    return archived
+    return ended, archived
 
 
 async def mark_dirty(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
