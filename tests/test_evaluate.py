@@ -119,6 +119,9 @@ def test_a_fact_found_by_two_signals_counts_once():
     assert report.recall == 2 / 3 and report.precision == 1.0
 
 
+NOTHING = {"checked": 0, "right": 0, "accuracy": None}
+
+
 @pytest.mark.unit
 def test_score_of_nothing_divides_by_zero_as_before():
     """No signal and no fact: the frames are empty, the counts 0, the ratios 0.0 (None where the report
@@ -128,6 +131,9 @@ def test_score_of_nothing_divides_by_zero_as_before():
         "signals": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "expected_facts": 0, "found_facts": 0,
         "recall_single_match": 0.0, "found_facts_single_match": 0, "wrong_speaker": 0, "wrong_speaker_rate": 0.0,
         "negative_hits": {}, "tier_accuracy": None, "by_kind": {},
+        "scope_accuracy": None, "scope": {label: NOTHING for label in ("all", "profile", "agent")},
+        "validity_accuracy": None,
+        "validity": {part: NOTHING for part in ("all", "valid_to", "no_valid_to", "valid_from")},
     }  # fmt: skip
     # signals but no fact, then facts but no signal
     assert evaluate.score([signal("Has a dog", "m1")], evaluate.Dataset([], [], [], ["u"])).as_dict()["by_kind"] == {

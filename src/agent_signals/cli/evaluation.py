@@ -55,6 +55,11 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
                f"{result['recall_single_match']:.3f} ({report.found_single}/{report.expected_facts})")  # fmt: skip
     click.echo(f"  wrong speaker {report.wrong_speaker} ({result['wrong_speaker_rate']:.1%})  "
                f"negatives stored: {result['negative_hits'] or 'none'}  tier accuracy {result['tier_accuracy']}")  # fmt: skip
+    click.echo(f"  scope accuracy {ratio(report.scope['all'])}  (profile facts {ratio(report.scope['profile'])}, "
+               f"agent facts {ratio(report.scope['agent'])})")  # fmt: skip
+    click.echo(f"  validity accuracy {ratio(report.validity['all'])}  (with an end {ratio(report.validity['valid_to'])}, "
+               f"still holding {ratio(report.validity['no_valid_to'])}, "
+               f"with a start {ratio(report.validity['valid_from'])})")  # fmt: skip
     click.echo(f"  model calls {result['llm_calls']}, prompt tokens {result['prompt_tokens']}, "
                f"completion tokens {result['completion_tokens']}, cost ${result['cost_usd']:.4f}")  # fmt: skip
     click.echo(f"  {'kind':<22}{'signals':>8}{'precision':>11}{'facts':>7}{'recall':>8}")
@@ -62,6 +67,13 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
         click.echo(f"  {kind:<22}{row['signals']:>8}{fmt(row['precision']):>11}{row['expected_facts']:>7}{fmt(row['recall']):>8}")  # fmt: skip
     click.echo(json.dumps(result))
+
+
+def ratio(tally) -> str:
+    """A tally of evaluation.accuracy as the table prints it: `0.750 (3/4)`, `- (0/0)` when nothing was
+    checked."""
+    accuracy = tally.accuracy
+    return f"{'-' if accuracy is None else f'{accuracy:.3f}'} ({tally.right}/{tally.checked})"
 
 
 @click.command("replay")
