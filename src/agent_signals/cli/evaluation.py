@@ -91,7 +91,8 @@ def ratio(tally) -> str:
 def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: datetime | None,
                users: tuple[str, ...], show: int) -> None:  # fmt: skip
     """Run a candidate prompt over historical messages WITHOUT writing, and print how its signals differ
-    from the stored ones (would add, drop, change, re-tier), with model calls and cost."""
+    from the stored ones (would add, drop, change, re-tier, re-scope, change validity), with model calls and
+    cost."""
     import json
 
     from agent_signals.core import windows
@@ -124,7 +125,8 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     click.echo(f"replay of {usage['prompt_version']} over {usage['users']} users, {usage['messages']} messages "
                f"(nothing written)")  # fmt: skip
     click.echo(f"  would add {len(diff.add)}, drop {len(diff.drop)}, change {len(diff.change)}, "
-               f"re-tier {len(diff.retier)}; unchanged {diff.unchanged}")  # fmt: skip
+               f"re-tier {len(diff.retier)}, re-scope {len(diff.rescope)}, change validity {len(diff.revalidity)}; "
+               f"unchanged {diff.unchanged}")  # fmt: skip
     click.echo(f"  model calls {usage['llm_calls']}, prompt tokens {usage['prompt_tokens']}, "
                f"completion tokens {usage['completion_tokens']}, cost ${usage['cost_usd']:.4f}, "
                f"failures {usage['failures']}")  # fmt: skip
@@ -136,5 +138,21 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
         click.echo(f"  ~ {s.user_id}: {s.content} -> {c.content}")
     for s, c in diff.retier[:show]:
         click.echo(f"  ^ {s.user_id}: {s.content} [{s.tier} -> {c.tier}]")
+    for s, c in diff.rescope[:show]:
+        click.echo(f"  @ {s.user_id}: {s.content} [{scope(s)} -> {scope(c)}]")
+    for s, c in diff.revalidity[:show]:
+        click.echo(f"  = {s.user_id}: {s.content} [{validity(s)} -> {validity(c)}]")
     click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
-                           "retier": len(diff.retier), "unchanged": diff.unchanged}))  # fmt: skip
+                           "retier": len(diff.retier), "rescope": len(diff.rescope),
+                           "revalidity": len(diff.revalidity), "unchanged": diff.unchanged}))  # fmt: skip
+
+
+def scope(signal) -> str:
+    """A signal's scope as replay prints it: `profile` or `agent <id>`."""
+    return "profile" if signal.agent_id is None else f"agent {signal.agent_id}"
+
+
+def validity(signal) -> str:
+    """A signal's validity as replay prints it: `2025-01-01..now`, `?..2020-07-01` (start not known)."""
+    day = lambda moment, unset: unset if moment is None else f"{moment.astimezone(UTC):%Y-%m-%d}"  # noqa: E731
+    return f"{day(signal.valid_from, '?')}..{day(signal.valid_to, 'now')}"
