@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -119,6 +119,9 @@ def test_a_fact_found_by_two_signals_counts_once():
     assert report.recall == 2 / 3 and report.precision == 1.0
 
 
+NOTHING = {"checked": 0, "right": 0, "accuracy": None}
+
+
 @pytest.mark.unit
 def test_score_of_nothing_divides_by_zero_as_before():
     """No signal and no fact: the frames are empty, the counts 0, the ratios 0.0 (None where the report
@@ -128,6 +131,9 @@ def test_score_of_nothing_divides_by_zero_as_before():
         "signals": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "expected_facts": 0, "found_facts": 0,
         "recall_single_match": 0.0, "found_facts_single_match": 0, "wrong_speaker": 0, "wrong_speaker_rate": 0.0,
         "negative_hits": {}, "tier_accuracy": None, "by_kind": {},
+        "scope_accuracy": None, "scope": {label: NOTHING for label in ("all", "profile", "agent")},
+        "validity_accuracy": None,
+        "validity": {part: NOTHING for part in ("all", "valid_to", "no_valid_to", "valid_from")},
     }  # fmt: skip
     # signals but no fact, then facts but no signal
     assert evaluate.score([signal("Has a dog", "m1")], evaluate.Dataset([], [], [], ["u"])).as_dict()["by_kind"] == {
@@ -215,6 +221,45 @@ def test_replay_pairs_the_same_text_in_order_then_by_the_matcher():
     )
 
 
+@pytest.mark.unit
+def test_replay_lists_a_fact_in_another_scope_or_with_another_validity():
+    """The same text in another scope would re-scope (paired with the stored one of its own scope first); the
+    same text with another start or end would change validity; a reworded pair is a change and is listed
+    under those too; a pair that differs in tier, scope and validity is listed under each."""
+    from dataclasses import replace
+
+    from agent_signals.evaluation.replay import Diff, compare
+
+    may, june = datetime(2025, 5, 1, tzinfo=UTC), datetime(2026, 6, 1, tzinfo=UTC)
+    falcon = stored("s1", "Calls the launch project Falcon", "contextual", "m1")
+    bullets = replace(
+        stored("s2", "Keeps release notes to five bullets", "contextual", "m2"), agent_id="scribe"
+    )
+    berlin = replace(stored("s3", "Lives in Berlin", "contextual", "m3"), valid_from=june)
+    twice = [stored("s4", "Writes Go", "core", "m4"), replace(stored("s5", "Writes Go", "contextual", "m4"),
+                                                             agent_id="codepilot")]  # fmt: skip
+    lead = stored("s6", "Leads the SOC on-call rota", "core", "m5")
+    written = [
+        replace(falcon, signal_id="w1", agent_id="scribe"),  # the relationship's fact moved to its agent
+        replace(bullets, signal_id="w2"),  # unchanged
+        replace(berlin, signal_id="w3", valid_from=may),  # "last year", not the message's day
+        replace(twice[1], signal_id="w4"),  # the agent's copy first: paired with its own scope
+        replace(twice[0], signal_id="w5"),
+        replace(lead, signal_id="w6", content="Is the SOC on-call lead", tier="contextual", agent_id="codepilot",
+                valid_to=june),  # reworded, in another scope, ended
+    ]  # fmt: skip
+    diff = Diff()
+    compare(written, [falcon, bullets, berlin, *twice, lead], diff)
+    assert [(s.signal_id, w.signal_id) for s, w in diff.rescope] == [("s1", "w1"), ("s6", "w6")]
+    assert [(s.signal_id, w.signal_id) for s, w in diff.revalidity] == [("s3", "w3"), ("s6", "w6")]
+    assert [(s.signal_id, w.signal_id) for s, w in diff.change] == [("s6", "w6")]
+    assert diff.retier == [] and diff.add == [] and diff.drop == [] and diff.unchanged == 3
+    # the same text, one side of it in another scope and another tier: re-tiered and re-scoped
+    both = Diff()
+    compare([replace(twice[0], signal_id="w7", tier="contextual", agent_id="scribe")], [twice[0]], both)
+    assert len(both.retier) == len(both.rescope) == 1 and both.unchanged == 0 and both.revalidity == []
+
+
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
@@ -281,6 +326,42 @@ def test_replay_prints_the_difference_and_writes_nothing(settings, conn):
     assert diff.change == [] and diff.unchanged == 2
     assert usage["llm_calls"] == 2 and usage["prompt_version"].startswith("extract/v2@")
     assert conn.execute(SNAPSHOT).fetchone() == before  # nothing written, not even a ledger row
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_replay_prints_a_fact_it_would_re_scope_or_give_another_validity(settings, conn):
+    """Stored by hand since the run: cy's ownership as the agent's (the candidate, which answers no scope,
+    writes it in the profile) and a start for the role (the candidate gives none)."""
+    from agent_signals.cli.evaluation import scope, validity
+    from agent_signals.evaluation.replay import replay
+    from agent_signals.flows.extract import extract_signals
+    from agent_signals.store.source import Window
+
+    load_conversations(
+        conn, settings,
+        conversation("r1", "cy", [("user", "I'm a data engineer."), ("user", "I own the billing service.")],
+                     agent_id="scribe"),
+    )  # fmt: skip
+    asyncio.run(extract_signals(kind="manual", settings=settings))
+    conn.execute(
+        "update signals.signals set agent_id = 'scribe', tier = 'contextual' "
+        "where content = 'Owns the billing service'"
+    )
+    conn.execute("update signals.signals set valid_from = %s where content = 'Is a data engineer'", [T0])
+    window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
+    diff, _usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
+    assert [(s.content, scope(s), scope(c)) for s, c in diff.rescope] == [
+        ("Owns the billing service", "agent scribe", "profile")
+    ]
+    assert [(s.content, s.tier, c.tier) for s, c in diff.retier] == [
+        ("Owns the billing service", "contextual", "core")
+    ]
+    assert [(s.content, validity(s), validity(c)) for s, c in diff.revalidity] == [
+        ("Is a data engineer", f"{T0:%Y-%m-%d}..now", "?..now")
+    ]
+    assert (diff.add, diff.drop, diff.change, diff.unchanged) == ([], [], [], 0)
 
 
 EVERY_TABLE = """select table_schema || '.' || table_name from information_schema.tables

@@ -55,6 +55,11 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
                f"{result['recall_single_match']:.3f} ({report.found_single}/{report.expected_facts})")  # fmt: skip
     click.echo(f"  wrong speaker {report.wrong_speaker} ({result['wrong_speaker_rate']:.1%})  "
                f"negatives stored: {result['negative_hits'] or 'none'}  tier accuracy {result['tier_accuracy']}")  # fmt: skip
+    click.echo(f"  scope accuracy {ratio(report.scope['all'])}  (profile facts {ratio(report.scope['profile'])}, "
+               f"agent facts {ratio(report.scope['agent'])})")  # fmt: skip
+    click.echo(f"  validity accuracy {ratio(report.validity['all'])}  (with an end {ratio(report.validity['valid_to'])}, "
+               f"still holding {ratio(report.validity['no_valid_to'])}, "
+               f"with a start {ratio(report.validity['valid_from'])})")  # fmt: skip
     click.echo(f"  model calls {result['llm_calls']}, prompt tokens {result['prompt_tokens']}, "
                f"completion tokens {result['completion_tokens']}, cost ${result['cost_usd']:.4f}")  # fmt: skip
     click.echo(f"  {'kind':<22}{'signals':>8}{'precision':>11}{'facts':>7}{'recall':>8}")
@@ -62,6 +67,13 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
         click.echo(f"  {kind:<22}{row['signals']:>8}{fmt(row['precision']):>11}{row['expected_facts']:>7}{fmt(row['recall']):>8}")  # fmt: skip
     click.echo(json.dumps(result))
+
+
+def ratio(tally) -> str:
+    """A tally of evaluation.accuracy as the table prints it: `0.750 (3/4)`, `- (0/0)` when nothing was
+    checked."""
+    accuracy = tally.accuracy
+    return f"{'-' if accuracy is None else f'{accuracy:.3f}'} ({tally.right}/{tally.checked})"
 
 
 @click.command("replay")
@@ -79,7 +91,8 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
 def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: datetime | None,
                users: tuple[str, ...], show: int) -> None:  # fmt: skip
     """Run a candidate prompt over historical messages WITHOUT writing, and print how its signals differ
-    from the stored ones (would add, drop, change, re-tier), with model calls and cost."""
+    from the stored ones (would add, drop, change, re-tier, re-scope, change validity), with model calls and
+    cost."""
     import json
 
     from agent_signals.core import windows
@@ -112,7 +125,8 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     click.echo(f"replay of {usage['prompt_version']} over {usage['users']} users, {usage['messages']} messages "
                f"(nothing written)")  # fmt: skip
     click.echo(f"  would add {len(diff.add)}, drop {len(diff.drop)}, change {len(diff.change)}, "
-               f"re-tier {len(diff.retier)}; unchanged {diff.unchanged}")  # fmt: skip
+               f"re-tier {len(diff.retier)}, re-scope {len(diff.rescope)}, change validity {len(diff.revalidity)}; "
+               f"unchanged {diff.unchanged}")  # fmt: skip
     click.echo(f"  model calls {usage['llm_calls']}, prompt tokens {usage['prompt_tokens']}, "
                f"completion tokens {usage['completion_tokens']}, cost ${usage['cost_usd']:.4f}, "
                f"failures {usage['failures']}")  # fmt: skip
@@ -124,5 +138,21 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
         click.echo(f"  ~ {s.user_id}: {s.content} -> {c.content}")
     for s, c in diff.retier[:show]:
         click.echo(f"  ^ {s.user_id}: {s.content} [{s.tier} -> {c.tier}]")
+    for s, c in diff.rescope[:show]:
+        click.echo(f"  @ {s.user_id}: {s.content} [{scope(s)} -> {scope(c)}]")
+    for s, c in diff.revalidity[:show]:
+        click.echo(f"  = {s.user_id}: {s.content} [{validity(s)} -> {validity(c)}]")
     click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
-                           "retier": len(diff.retier), "unchanged": diff.unchanged}))  # fmt: skip
+                           "retier": len(diff.retier), "rescope": len(diff.rescope),
+                           "revalidity": len(diff.revalidity), "unchanged": diff.unchanged}))  # fmt: skip
+
+
+def scope(signal) -> str:
+    """A signal's scope as replay prints it: `profile` or `agent <id>`."""
+    return "profile" if signal.agent_id is None else f"agent {signal.agent_id}"
+
+
+def validity(signal) -> str:
+    """A signal's validity as replay prints it: `2025-01-01..now`, `?..2020-07-01` (start not known)."""
+    day = lambda moment, unset: unset if moment is None else f"{moment.astimezone(UTC):%Y-%m-%d}"  # noqa: E731
+    return f"{day(signal.valid_from, '?')}..{day(signal.valid_to, 'now')}"

@@ -2,8 +2,10 @@
 
 A dataset has the shape of ../shared/data/msc-valid.json: `conversations[]` as `agent-signals load` takes
 them; `users[].facts[]` (`text`, `expected_signal`, `evidence[]` of `conversation_id` + `message_index`,
-optionally `kind_hint`, `tier_hint`, `negative_kind`); `users[].distractor_facts[]`, facts about the other
-speaker.
+optionally `kind_hint`, `tier_hint`, `negative_kind`, and `scope_hint` ("profile", the default, or "agent":
+about the user's relationship with the agent of the conversation that states it), `valid_from_hint` and
+`valid_to_hint` ("YYYY", "YYYY-MM" or "YYYY-MM-DD": when the fact began and stopped holding));
+`users[].distractor_facts[]`, facts about the other speaker.
 
 Scoring, with evaluation.matching's matcher (documented in docs/evaluation.md, tested in tests/test_evaluate.py):
 - precision: signals matching a fact with expected_signal true / all signals (each signal's verdict is its
@@ -11,7 +13,9 @@ Scoring, with evaluation.matching's matcher (documented in docs/evaluation.md, t
 - recall: expected facts credited to at least one signal / expected facts (a signal is credited with every
   fact it matches: a consolidated signal finds each). A fact found by two signals counts once. The
   single-match recall (only each signal's most similar fact found) is reported beside it for comparison;
-- wrong-speaker: signals matching no fact of their user but stating one of the other speaker's facts.
+- wrong-speaker: signals matching no fact of their user but stating one of the other speaker's facts;
+- scope and validity accuracy over the expected facts found, each judged on its most similar signal
+  (evaluation.accuracy).
 
 The matcher is pairwise and stays Python (matches()); what is counted from its verdicts (the totals, the
 negatives by kind, the table by kind) is polars joins and aggregations over frames of them (score()).
@@ -27,7 +31,8 @@ import polars as pl
 
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.evaluation.matching import GoldFact, StoredSignal, credits, wrong_speaker
+from agent_signals.evaluation.accuracy import Tally, judged_pairs, scope_tallies, validity_tallies
+from agent_signals.evaluation.matching import GoldFact, StoredSignal, credits, period, wrong_speaker
 from agent_signals.store.load import default_message_id
 
 
@@ -59,9 +64,32 @@ def read_dataset(raw: object, source: str, limit_users: int | None = None) -> Da
     wanted = {str(u.get("user_id")) for u in users}
     conversations = [c for c in raw["conversations"] if c.get("user_id") in wanted]
     ids: dict[tuple[str, int], str] = {}
+    agents = {str(c.get("conversation_id")): c.get("agent_id") for c in conversations}
     for c in conversations:
         for index, message in enumerate(c.get("messages") or []):
             ids[str(c.get("conversation_id")), index] = message.get("message_id") or default_message_id(index)
+
+    def scope_of(fact: dict, evidence: frozenset[tuple[str, str]], where: str) -> str | None:
+        """The agent a fact labelled `scope_hint: agent` is about: that of the conversations it cites."""
+        hint = fact.get("scope_hint", "profile")
+        if hint == "profile":
+            return None
+        cited = {agents[c] for c, _m in evidence}
+        if hint != "agent" or len(cited) != 1 or None in cited:
+            raise DatasetError(
+                f"{where}: scope_hint {hint!r} needs evidence in conversations of exactly one agent "
+                f"(cited: {sorted(cited, key=str)})",
+                hint='scope_hint is "profile" (the default) or "agent", for a fact said to one agent',
+            )
+        return cited.pop()
+
+    def period_of(fact: dict, key: str, where: str):
+        try:
+            return period(fact[key]) if fact.get(key) is not None else None
+        except ValueError as exc:
+            raise DatasetError(
+                f"{where}: {key} {exc}", hint="a validity hint is a year, a month or a day"
+            ) from exc
 
     def facts_of(user: dict, key: str, u_index: int) -> list[GoldFact]:
         out = []
@@ -82,6 +110,9 @@ def read_dataset(raw: object, source: str, limit_users: int | None = None) -> Da
                         fact.get("kind_hint"),
                         fact.get("tier_hint"),
                         fact.get("negative_kind"),
+                        scope_of(fact, evidence, where),
+                        period_of(fact, "valid_from_hint", where),
+                        period_of(fact, "valid_to_hint", where),
                     )
                 )
             except KeyError as exc:
@@ -131,6 +162,9 @@ class Report:
     negative_hits: dict[str, int] = field(default_factory=dict)  # signals matching a negative fact, by kind
     tier_checked: int = 0
     tier_right: int = 0
+    scope: dict[str, Tally] = field(default_factory=lambda: scope_tallies([]))  # all, profile, agent
+    validity: dict[str, Tally] = field(default_factory=lambda: validity_tallies([]))
+    # all, valid_to (hinted), no_valid_to (must be null), valid_from (hinted): evaluation.accuracy
     by_kind: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BY_KIND))
     # one row per kind of a signal or of an expected fact, by kind: the columns of BY_KIND (precision and
     # recall null where the kind has no signal, no expected fact)
@@ -166,6 +200,10 @@ class Report:
             "wrong_speaker_rate": round(self.wrong_speaker / self.signals, 4) if self.signals else 0.0,
             "negative_hits": dict(self.negative_hits),
             "tier_accuracy": round(self.tier_right / self.tier_checked, 4) if self.tier_checked else None,
+            "scope_accuracy": self.scope["all"].as_dict()["accuracy"],
+            "scope": {label: tally.as_dict() for label, tally in self.scope.items()},
+            "validity_accuracy": self.validity["all"].as_dict()["accuracy"],
+            "validity": {part: tally.as_dict() for part, tally in self.validity.items()},
             "by_kind": {
                 row["kind"]: {
                     "signals": row["signals"],
@@ -264,7 +302,15 @@ def score(signals: Sequence[StoredSignal], dataset: Dataset) -> Report:
         .cast(BY_KIND)
         .select(list(BY_KIND))
     )
-    return Report(**totals, **found, negative_hits=negative_hits, by_kind=by_kind)
+    judged = judged_pairs(dataset.facts, signals, credited.iter_rows())
+    return Report(
+        **totals,
+        **found,
+        negative_hits=negative_hits,
+        by_kind=by_kind,
+        scope=scope_tallies(judged),
+        validity=validity_tallies(judged),
+    )
 
 
 def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple[Report, dict]:

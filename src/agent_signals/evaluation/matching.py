@@ -13,6 +13,10 @@ Documented in docs/evaluation.md and tested in tests/test_evaluate.py:
 - a signal that matches no fact of its user but states one of the user's distractor facts (said by the
   other speaker: at least two content-word stems in common and a Jaccard similarity of at least
   WRONG_SPEAKER_SIMILARITY) counts as wrong-speaker.
+
+A gold fact may also carry its scope (profile, or the agent of the conversation that states it) and the
+periods its validity began and ended in (period(): a year, a month or a day); evaluation.accuracy scores
+the matched signals' agent_id, valid_from and valid_to against them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 TEXT_SIMILARITY = 0.34
 WRONG_SPEAKER_SIMILARITY = 0.5
@@ -173,6 +178,34 @@ def similarity(a: str, b: str) -> float:
 
 MessageKey = tuple[str, str]  # (conversation_id, message_id)
 
+_HINT = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+@dataclass(frozen=True)
+class Period:
+    """A labelled period of validity, in UTC: a year ("2025"), a month ("2027-03") or a day ("2026-10-01"),
+    from `start` to `end`, the first moment after it."""
+
+    label: str
+    start: datetime
+    end: datetime
+
+
+def period(hint: str) -> Period:
+    """The period a validity hint names ("YYYY", "YYYY-MM" or "YYYY-MM-DD"); ValueError for anything else."""
+    found = _HINT.fullmatch(hint) if isinstance(hint, str) else None
+    if found is None:
+        raise ValueError(f"{hint!r} is not YYYY, YYYY-MM or YYYY-MM-DD")
+    year, month, day = int(found[1]), int(found[2] or 1), int(found[3] or 1)
+    start = datetime(year, month, day, tzinfo=UTC)  # ValueError for a month or day that does not exist
+    if found[3]:
+        end = datetime.fromordinal(start.toordinal() + 1).replace(tzinfo=UTC)
+    elif found[2]:
+        end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
+    else:
+        end = datetime(year + 1, 1, 1, tzinfo=UTC)
+    return Period(hint, start, end)
+
 
 @dataclass(frozen=True)
 class GoldFact:
@@ -184,6 +217,9 @@ class GoldFact:
     kind: str | None = None
     tier: str | None = None
     negative_kind: str | None = None
+    agent_id: str | None = None  # scope_hint "agent": the agent of its conversations; None: the profile
+    valid_from: Period | None = None  # valid_from_hint: the period the fact began to hold in
+    valid_to: Period | None = None  # valid_to_hint: the period it stopped holding in; None: it still holds
 
 
 @dataclass(frozen=True)
@@ -194,6 +230,9 @@ class StoredSignal:
     kind: str
     tier: str
     evidence: frozenset[MessageKey]
+    agent_id: str | None = None  # None: a profile signal
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
 
 
 def credits(signal: StoredSignal, facts: Iterable[GoldFact]) -> list[GoldFact]:

@@ -10,7 +10,10 @@ aside, so that the candidate's proposals are applied as if the window had never 
 rule of a run (tombstones, the user's own signals, the cap). What apply wrote there is then paired with the
 signals set aside: the same text, or a shared evidence message and similar text (evaluation.matching's rule).
 Paired with another text: would change; same text, other tier: would re-tier; unpaired written signal:
-would add; unpaired stored signal: would drop. Being a dry run, it records no ledger row and no failure.
+would add; unpaired stored signal: would drop. Any pair (same text or not) whose scope differs (agent_id:
+the profile or which agent) would re-scope, and one whose validity differs (valid_from or valid_to) would
+change validity; a pair may be listed under several of these, and is unchanged when under none. Being a
+dry run, it records no ledger row and no failure.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ class Diff:
     drop: list[StoredSignal] = field(default_factory=list)
     change: list[tuple[StoredSignal, StoredSignal]] = field(default_factory=list)  # (stored, written)
     retier: list[tuple[StoredSignal, StoredSignal]] = field(default_factory=list)
+    rescope: list[tuple[StoredSignal, StoredSignal]] = field(default_factory=list)  # other agent_id
+    revalidity: list[tuple[StoredSignal, StoredSignal]] = field(default_factory=list)  # other valid_from/to
     unchanged: int = 0
 
     def sort(self) -> None:
@@ -45,33 +50,58 @@ class Diff:
         self.add.sort(key=key)
         self.drop.sort(key=key)
         self.change.sort(key=lambda pair: key(pair[0]))
-        self.retier.sort(key=lambda pair: key(pair[0]))
+        for pairs in (self.retier, self.rescope, self.revalidity):
+            pairs.sort(key=lambda pair: key(pair[0]))
 
 
-SIDE = {"at": pl.UInt32, "text": pl.String, "tier": pl.String}  # a side of compare(): position, key, tier
+# a side of compare(): position, key (normalized text, and the agent: "" for the profile)
+SIDE = {"at": pl.UInt32, "text": pl.String, "agent": pl.String}
 
 
 def _side(signals: list[StoredSignal]) -> pl.DataFrame:
-    """One side's signals by position, keyed by normalized text and by which occurrence of that text it is."""
-    rows = [(i, normalize(s.content), s.tier) for i, s in enumerate(signals)]
-    frame = pl.DataFrame(rows, schema=SIDE, orient="row")
-    return frame.with_columns(nth=pl.int_range(pl.len(), dtype=pl.UInt32).over("text"))
+    """One side's signals by position, keyed by normalized text and scope."""
+    rows = [(i, normalize(s.content), s.agent_id or "") for i, s in enumerate(signals)]
+    return pl.DataFrame(rows, schema=SIDE, orient="row")
+
+
+def _same_text(mine: pl.DataFrame, theirs: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """The k-th written signal of a key paired with the k-th stored one of it (what taking, for each written
+    signal in turn, the first stored one of its key left gives): `at` and `at_stored`."""
+    nth = pl.int_range(pl.len(), dtype=pl.UInt32).over(on).alias("nth")
+    return mine.with_columns(nth).join(theirs.with_columns(nth), on=[*on, "nth"], suffix="_stored")
+
+
+def _differences(w: StoredSignal, s: StoredSignal, into: Diff, *, tier: bool) -> bool:
+    """List the pair (stored, written) under each way it differs (the tier only for the same text)."""
+    found = False
+    for differs, pairs in (
+        (tier and w.tier != s.tier, into.retier),
+        (w.agent_id != s.agent_id, into.rescope),
+        ((w.valid_from, w.valid_to) != (s.valid_from, s.valid_to), into.revalidity),
+    ):
+        if differs:
+            pairs.append((s, w))
+            found = True
+    return found
 
 
 def compare(written: list[StoredSignal], stored: list[StoredSignal], into: Diff) -> None:
     """Pair one user's written signals with their stored ones (same text first, then evidence + text).
 
-    Same text is a join: the k-th written signal of a text pairs with the k-th stored one of it (what taking,
-    for each written signal in turn, the first stored one of its text left gives). The rest are paired one
-    by one with the evaluation's matcher, each written signal taking its best match among the stored ones
-    left, in order (pairwise, in Python)."""
+    Same text is a join: the same text in the same scope first, then the same text in another scope (a
+    re-scoped fact). The rest are paired one by one with the evaluation's matcher, each written signal taking
+    its best match among the stored ones left, in order (pairwise, in Python)."""
     mine, theirs = _side(written), _side(stored)
-    same = mine.join(theirs, on=["text", "nth"], suffix="_stored").sort("at")
-    into.unchanged += same.filter(pl.col("tier") == pl.col("tier_stored")).height
-    into.retier.extend(
-        (stored[s], written[w])
-        for w, s in same.filter(pl.col("tier") != pl.col("tier_stored")).select("at", "at_stored").iter_rows()
+    scoped = _same_text(mine, theirs, ["text", "agent"])
+    unscoped = _same_text(
+        mine.join(scoped, on="at", how="anti"),
+        theirs.join(scoped, left_on="at", right_on="at_stored", how="anti"),
+        ["text"],
     )
+    same = pl.concat([scoped.select("at", "at_stored"), unscoped.select("at", "at_stored")]).sort("at")
+    for w, s in same.iter_rows():
+        if not _differences(written[w], stored[s], into, tier=True):
+            into.unchanged += 1
     rest = [written[w] for w in mine.join(same, on="at", how="anti").sort("at")["at"]]
     left = [
         stored[s] for s in theirs.join(same, left_on="at", right_on="at_stored", how="anti").sort("at")["at"]
@@ -87,6 +117,7 @@ def compare(written: list[StoredSignal], stored: list[StoredSignal], into: Diff)
         paired = next(s for s in left if s.signal_id == found.fact_id)
         left.remove(paired)
         into.change.append((paired, w))
+        _differences(w, paired, into, tier=False)
     into.drop.extend(left)
 
 

@@ -1,9 +1,10 @@
 """The statements of evaluation/: the inferred signals an evaluation run stored, and a replay's rehearsal
 (its run row, and the window's stored signals set aside before apply and read back after), each signal with
-the messages it cites."""
+the messages it cites, its scope and its validity."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from uuid import UUID
 
 import psycopg
@@ -12,21 +13,24 @@ from agent_signals.config import Settings
 from agent_signals.store.source import Window
 from agent_signals.store.sqlfiles import query
 
-# (signal_id, user_id, content, kind, tier, evidence): evidence holds (conversation_id, message_id) pairs;
-# the fields of evaluation.matching.StoredSignal, in its order.
-SignalRow = tuple[str, str, str, str, str, frozenset[tuple[str, str]]]
+# (signal_id, user_id, content, kind, tier, evidence, agent_id, valid_from, valid_to): evidence holds
+# (conversation_id, message_id) pairs; agent_id is null for the profile; the fields of
+# evaluation.matching.StoredSignal, in its order.
+SignalRow = tuple[
+    str, str, str, str, str, frozenset[tuple[str, str]], str | None, datetime | None, datetime | None
+]
 
 
 def _with_evidence(rows: list[tuple]) -> list[SignalRow]:
     return [
-        (sid, user, content, kind, tier, frozenset(zip(conversations, messages, strict=True)))
-        for sid, user, content, kind, tier, conversations, messages in rows
+        (sid, user, content, kind, tier, frozenset(zip(conversations, messages, strict=True)), *rest)
+        for sid, user, content, kind, tier, conversations, messages, *rest in rows
     ]
 
 
 def stored_signals(conn: psycopg.Connection, settings: Settings) -> list[SignalRow]:
-    """The inferred signals an evaluation run stored (active or archived; merged ones are out), by user and
-    text."""
+    """The inferred signals an evaluation run stored (active, archived or ended: a fact whose validity ended
+    was still extracted; merged ones are out), by user and text."""
     return _with_evidence(conn.execute(query(settings, "eval_signals")).fetchall())
 
 
