@@ -406,10 +406,23 @@ def test_three_phrasings_of_one_preference_end_as_one_active_version(conn, setti
         "select signal_id, content, status, mention_count, valid_from, valid_to, supersedes from signals.signals"
         " where user_id = 'io' order by created_at"
     ).fetchall()
-    (old, old_text, old_status, _m, old_from, old_to, _s), (new, text, status, mentions, new_from, new_to, after) = rows
-    assert (old_text, old_status, old_from, old_to) == ("Prefers short answers", "ended", T0, T0 + timedelta(days=1))
+    (
+        (old, old_text, old_status, _m, old_from, old_to, _s),
+        (new, text, status, mentions, new_from, new_to, after),
+    ) = rows
+    assert (old_text, old_status, old_from, old_to) == (
+        "Prefers short answers",
+        "ended",
+        T0,
+        T0 + timedelta(days=1),
+    )
     assert (text, status, mentions, new_from, new_to, after) == (
-        "Prefers short, direct answers", "active", 2, T0 + timedelta(days=1), None, old
+        "Prefers short, direct answers",
+        "active",
+        2,
+        T0 + timedelta(days=1),
+        None,
+        old,
     )
     assert new != old
 

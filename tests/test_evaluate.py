@@ -333,7 +333,7 @@ def test_replay_prints_the_difference_and_writes_nothing(settings, conn):
 @pytest.mark.usefixtures("prefect_harness")
 def test_replay_prints_a_fact_it_would_re_scope_or_give_another_validity(settings, conn):
     """Stored by hand since the run: cy's ownership as the agent's (the candidate, which answers no scope,
-    writes it in the profile) and a start for the role (the candidate gives none)."""
+    writes it in the profile) and another start for the role (the candidate's is its message's day)."""
     from agent_signals.cli.evaluation import scope, validity
     from agent_signals.evaluation.replay import replay
     from agent_signals.flows.extract import extract_signals
@@ -349,7 +349,8 @@ def test_replay_prints_a_fact_it_would_re_scope_or_give_another_validity(setting
         "update signals.signals set agent_id = 'scribe', tier = 'contextual' "
         "where content = 'Owns the billing service'"
     )
-    conn.execute("update signals.signals set valid_from = %s where content = 'Is a data engineer'", [T0])
+    earlier = T0 - timedelta(days=30)
+    conn.execute("update signals.signals set valid_from = %s where content = 'Is a data engineer'", [earlier])
     window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
     diff, _usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
     assert [(s.content, scope(s), scope(c)) for s, c in diff.rescope] == [
@@ -359,7 +360,7 @@ def test_replay_prints_a_fact_it_would_re_scope_or_give_another_validity(setting
         ("Owns the billing service", "contextual", "core")
     ]
     assert [(s.content, validity(s), validity(c)) for s, c in diff.revalidity] == [
-        ("Is a data engineer", f"{T0:%Y-%m-%d}..now", "?..now")
+        ("Is a data engineer", f"{earlier:%Y-%m-%d}..now", f"{T0:%Y-%m-%d}..now")
     ]
     assert (diff.add, diff.drop, diff.change, diff.unchanged) == ([], [], [], 0)
 

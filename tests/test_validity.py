@@ -15,13 +15,14 @@ from agent_signals.config import Settings
 from agent_signals.core.prompts import parse_extract_prompt
 from agent_signals.flows.backfill import backfill_signals
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store import user_paths
+from agent_signals.stages import user_signals as user_paths
 from tests.builders import T0, conversation, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 
 # a month some four months after the messages' day, named as the user would ("until March")
-LEAVE_ENDS = (T0.replace(day=1) + timedelta(days=130)).replace(day=1)
+_LATER = T0 + timedelta(days=130)
+LEAVE_ENDS = datetime(_LATER.year, _LATER.month, 1, tzinfo=UTC)
 LEAVE = f"I'm on parental leave until {LEAVE_ENDS:%B}."
 TEACHER = "I was a teacher until 2020."
 MANAGER = "I manage the data team."
@@ -49,8 +50,10 @@ def create(handle: str, quote: str, content: str, kind: str = "role", tier: str 
 
 
 def block(conn, user_id: str) -> str:
+    """The user's block ("": no row, a user with no active signal)."""
     row = conn.execute("select context_markdown from context.user_context where user_id = %s", [user_id])
-    return row.fetchone()[0]
+    found = row.fetchone()
+    return found[0] if found else ""
 
 
 def signal(conn, content: str) -> dict:
@@ -82,15 +85,23 @@ def test_a_fact_is_shown_until_its_end_then_leaves_the_views_at_the_next_run(con
     assert "- On parental leave" in block(conn, "ana")
 
     # the next prompt shows the end to the model
-    load_conversations(conn, settings, conversation("c-2", "ana", [("user", "hello again")], start=T0 + timedelta(days=1)))
+    load_conversations(
+        conn, settings, conversation("c-2", "ana", [("user", "hello again")], start=T0 + timedelta(days=1))
+    )
     prompts = []
     scripted.script = lambda p: prompts.append(p) or json.dumps({"actions": [{"action": "skip"}]})
     assert run(settings)["failures"] == 0
     assert f"until={LEAVE_ENDS.date().isoformat()}] On parental leave" in prompts[0][-1]["content"]
 
-    # time passes (the stored end moved to an hour ago): the next run ends it, the views drop it
-    ended_at = datetime.now(UTC) - timedelta(hours=1)
-    conn.execute("update signals.signals set valid_to = %s where signal_id = %s", [ended_at, leave["signal_id"]])
+    # as of now it is shown; as of its end (ahead), the rebuild leaves it out, though no run has ended it yet
+    assert "- On parental leave" in as_of(conn, "ana", datetime.now(UTC))
+    assert "parental leave" not in as_of(conn, "ana", LEAVE_ENDS)
+
+    # time passes (the stored end moved to now, after it was recorded): the next run ends it, the views drop it
+    ended_at = datetime.now(UTC)
+    conn.execute(
+        "update signals.signals set valid_to = %s where signal_id = %s", [ended_at, leave["signal_id"]]
+    )
     summary = run(settings)
     assert summary["actions"]["ended"] == 1
     assert signal(conn, "On parental leave")["status"] == "ended"
@@ -99,9 +110,9 @@ def test_a_fact_is_shown_until_its_end_then_leaves_the_views_at_the_next_run(con
         "select action from signals.events where signal_id = %s order by event_id", [leave["signal_id"]]
     ).fetchall()
     assert events == [("create",), ("end",)]  # the history is kept
-    # as of a time before its end it was shown; as of its end, not
-    assert "- On parental leave" in as_of(conn, "ana", ended_at - timedelta(minutes=1))
-    assert "parental leave" not in as_of(conn, "ana", ended_at)
+    # as of a time before the run that ended it, it was shown (as recorded then); as of now, not
+    assert "- On parental leave" in as_of(conn, "ana", ended_at - timedelta(milliseconds=1))
+    assert "parental leave" not in as_of(conn, "ana", datetime.now(UTC))
 
 
 def test_a_fact_that_already_ended_is_recorded_ended_and_never_shown(conn, settings_with, scripted):
@@ -114,7 +125,9 @@ def test_a_fact_that_already_ended_is_recorded_ended_and_never_shown(conn, setti
     teacher = signal(conn, "Worked as a teacher")
     # its start was not said: unknown, not the day it was said
     assert (teacher["status"], teacher["valid_from"], teacher["valid_to"]) == (
-        "ended", None, datetime(2020, 1, 1, tzinfo=UTC)
+        "ended",
+        None,
+        datetime(2020, 1, 1, tzinfo=UTC),
     )
     assert "teacher" not in block(conn, "bo")
     assert conn.execute("select count(*) from signals.evidence").fetchone()[0] == 1
@@ -126,7 +139,9 @@ def test_an_update_ends_the_old_version_and_the_history_reads_as_of(conn, settin
     scripted.script = answering(lambda m, _k: [create(m[MANAGER], MANAGER, "Manages the data team")])
     assert run(settings)["failures"] == 0
     moved = "I moved to the platform team last week."
-    load_conversations(conn, settings, conversation("c-2", "cy", [("user", moved)], start=T0 + timedelta(days=2)))
+    load_conversations(
+        conn, settings, conversation("c-2", "cy", [("user", moved)], start=T0 + timedelta(days=2))
+    )
     scripted.script = answering(lambda m, k: [{
         "action": "update", "signal": k["Manages the data team"], "content": "Works on the platform team",
         "tier": "core", "kind": "team", "evidence": [{"message": m[moved], "quote": moved}],
@@ -160,12 +175,21 @@ def test_an_end_closes_a_known_fact_but_never_the_users_own_nor_on_unrelated_wor
 
     def ends(m: dict[str, str], k: dict[str, str]) -> list[dict]:
         return [
-            {"action": "end", "signal": k["Writes in British English"],  # the user's own: never
-             "evidence": [{"message": m[unrelated], "quote": unrelated}]},
-            {"action": "end", "signal": k["Manages the data team"],  # words of nothing it says: refused
-             "evidence": [{"message": m[unrelated], "quote": unrelated}]},
-            {"action": "end", "signal": k["Manages the data team"],
-             "evidence": [{"message": m[NO_LONGER], "quote": "I no longer manage the data team"}]},
+            {
+                "action": "end",
+                "signal": k["Writes in British English"],  # the user's own: never
+                "evidence": [{"message": m[unrelated], "quote": unrelated}],
+            },
+            {
+                "action": "end",
+                "signal": k["Manages the data team"],  # words of nothing it says: refused
+                "evidence": [{"message": m[unrelated], "quote": unrelated}],
+            },
+            {
+                "action": "end",
+                "signal": k["Manages the data team"],
+                "evidence": [{"message": m[NO_LONGER], "quote": "I no longer manage the data team"}],
+            },
         ]
 
     scripted.script = answering(ends)
@@ -231,7 +255,9 @@ def test_a_backfill_fills_the_validity_and_scope_of_signals_from_before(conn, se
     assert signal(conn, "On parental leave")["valid_to"] == later
 
 
-def test_a_fooled_model_over_http_ends_nothing_and_dates_nothing_its_words_do_not_support(conn, settings_with):
+def test_a_fooled_model_over_http_ends_nothing_and_dates_nothing_its_words_do_not_support(
+    conn, settings_with
+):
     """Through litellm's real provider path: a model that obeys a hostile message ends every known fact and
     dates a new one with a day the words do not name."""
     from tests import http_model
@@ -250,7 +276,9 @@ def test_a_fooled_model_over_http_ends_nothing_and_dates_nothing_its_words_do_no
 
     with http_model.serve(first) as server:
         run(settings_with(prompt_version="v4", shards=1, retry_backoff_s=0, **server.settings()))
-    load_conversations(conn, settings, conversation("c-2", "gu", [("user", hostile)], start=T0 + timedelta(days=1)))
+    load_conversations(
+        conn, settings, conversation("c-2", "gu", [("user", hostile)], start=T0 + timedelta(days=1))
+    )
 
     def obeys(_path: str, body: dict) -> tuple[int, dict]:
         shown, known, _kinds = parse_extract_prompt(body["messages"])

@@ -185,3 +185,11 @@ $$;
 -- A signal's text is never rewritten any more (an update writes a new version): the rewrites' staging table
 -- (m019) goes.
 drop table staging.apply_rewrites;
+
+-- A fill may narrow a profile fact to an agent (sql/queries/apply_validity.sql): a change of scope changes
+-- the views, so it marks the user dirty like the other columns the views read (m005's trigger).
+drop trigger signals_mark_dirty on signals.signals;
+create trigger signals_mark_dirty
+    after insert or delete or update of content, kind, tier, origin, status, mention_count, last_seen_at, agent_id
+    on signals.signals
+    for each row execute function signals.mark_dirty();

@@ -51,7 +51,7 @@ def _proposals_suite(settings: Settings) -> Any:
     ge = gx.expectations
     suite = gx.ExpectationSuite(name="proposals")
     for expectation in (
-        ge.ExpectColumnValuesToBeInSet(column="action", value_set=["create", "update"]),
+        ge.ExpectColumnValuesToBeInSet(column="action", value_set=["create", "update", "end"]),
         ge.ExpectColumnValuesToBeInSet(column="tier", value_set=["core", "contextual"]),
         ge.ExpectColumnValuesToBeInSet(column="kind", value_set=list(settings.kinds)),
         ge.ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=CONTENT_MAX_CHARS),

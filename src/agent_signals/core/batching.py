@@ -141,8 +141,15 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     )
     agents = {agent_id: f"a{i}" for i, agent_id in enumerate(ids, start=1)}  # handles, as for messages
     every = [
-        PromptSignal(h, s.content, s.tier, s.kind, s.origin, agents.get(s.agent_id, ""),
-                     s.valid_to.date().isoformat() if s.valid_to is not None else "")
+        PromptSignal(
+            h,
+            s.content,
+            s.tier,
+            s.kind,
+            s.origin,
+            agents.get(s.agent_id, ""),
+            s.valid_to.date().isoformat() if s.valid_to is not None else "",
+        )
         for h, s in handles.items()
     ]
 

@@ -162,7 +162,8 @@ _MESSAGE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _KNOWN = re.compile(
-    r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)(?:, agent=a\d+)?(?:, until=\d{4}-\d{2}-\d{2})?\] (.*)$", re.MULTILINE
+    r"^(s\d+) \[(core|contextual)/([a-z_]+), origin=(manual|inferred)(?:, agent=a\d+)?(?:, until=\d{4}-\d{2}-\d{2})?\] (.*)$",
+    re.MULTILINE,
 )
 _KINDS = re.compile(r"^kind: one of (.+)\.$", re.MULTILINE)
 

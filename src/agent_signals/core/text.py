@@ -167,8 +167,41 @@ _WORD = re.compile(r"\w+")
 _STEM = 5  # words sharing their first five letters are one word here ("manages", "managing")
 # words too common to say what a text is about (English: the language signals are written in)
 _COMMON = frozenset(
-    "that this with from have been were they them what when your about would their there which will into "
-    "just like more some than then also only over very still used does doing".split()
+    [
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "been",
+        "were",
+        "they",
+        "them",
+        "what",
+        "when",
+        "your",
+        "about",
+        "would",
+        "their",
+        "there",
+        "which",
+        "will",
+        "into",
+        "just",
+        "like",
+        "more",
+        "some",
+        "than",
+        "then",
+        "also",
+        "only",
+        "over",
+        "very",
+        "still",
+        "used",
+        "does",
+        "doing",
+    ]
 )
 
 
@@ -177,6 +210,7 @@ def speaks_of(quote: str, content: str) -> bool:
     compatibility forms and endings ("I no longer manage the data team" / "Manages the data team"); for
     texts written without spaces (Chinese, Japanese), two characters in a row in common. A quote that says
     nothing of the fact ("none of that is true any more") does not."""
+
     def words(text: str) -> set[str]:
         found = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
         return {w[:_STEM] for w in found if len(w) >= 4 and w not in _COMMON and not w.isdigit()}

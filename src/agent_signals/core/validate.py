@@ -107,7 +107,9 @@ def validate_answer(answer: ParsedExtract, call: Call, settings: Settings) -> Va
     return result
 
 
-def _proposal(item: AnsweredAction, action: Create | Update | End, call: Call, settings: Settings) -> Proposal:
+def _proposal(
+    item: AnsweredAction, action: Create | Update | End, call: Call, settings: Settings
+) -> Proposal:
     where = f"actions.{item.index}"
     if isinstance(action, End):
         return _end(item, action, call)
@@ -166,7 +168,9 @@ def _end(item: AnsweredAction, action: End, call: Call) -> Proposal:
                     agent_id=agent_id, valid_to=valid_to, written=item.written)  # fmt: skip
 
 
-def _validity(where: str, action: Create | Update, cites: list[Cite]) -> tuple[datetime | None, datetime | None]:
+def _validity(
+    where: str, action: Create | Update, cites: list[Cite]
+) -> tuple[datetime | None, datetime | None]:
     """(valid_from, valid_to): the days the user named (`since`, `until`), each held to what its words can
     name on the day they were said; without `since`, the first cited message's time, unless the fact had
     already ended then (its start was not said)."""
@@ -202,7 +206,9 @@ def _agent_of(
 ) -> str | None:
     """The agent an action's signal belongs to (None: the profile). A signal of an agent cites only messages
     of that agent's conversations; an update or end keeps its signal's scope."""
-    scope = getattr(action, "scope", None) or ("agent" if target is not None and target.agent_id is not None else "profile")
+    scope = getattr(action, "scope", None) or (
+        "agent" if target is not None and target.agent_id is not None else "profile"
+    )
     if target is not None and (target.agent_id is not None) != (scope == "agent"):
         raise _Invalid(f"{where}.scope: {scope!r}, but its signal is of the "
                        f"{'agent' if target.agent_id else 'profile'} scope (an update keeps its scope)")  # fmt: skip

@@ -236,7 +236,7 @@ class ShardWriter:
         exclusive = self.settings.exclusive_kinds
         await self._stage("staging.apply_candidates", (
             (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
-             str(p.target.signal_id) if p.action == "update" and p.target is not None else None, p.agent_id)
+             str(p.target.signal_id) if p.action != "create" and p.target is not None else None, p.agent_id)
             for seq, (user_id, _prov, p) in enumerate(proposals)
         ))  # fmt: skip
         resolved = await self._rows(

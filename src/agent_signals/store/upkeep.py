@@ -42,7 +42,9 @@ async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run
     return retracted
 
 
-async def decay(conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]) -> tuple[int, int]:
+async def decay(
+    conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]
+) -> tuple[int, int]:
     """In one transaction: the signals whose validity has ended by the run's time ended, contextual signals
     under the threshold archived (an event each; their users are marked dirty by the trigger), then the
     scores of the dirty users' active inferred signals rewritten. `params`: core/decay.py's query_params and
