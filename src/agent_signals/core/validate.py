@@ -121,19 +121,23 @@ def _proposal(
     normalized = normalize_content(content)
     if not normalized:
         raise _Invalid(f"{where}.content: no text")
-    target = None
-    if isinstance(action, Update):
-        target = call.signals.get(action.signal)
-        if target is None:
-            raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
-        if target.origin == "manual":
-            raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+    target = _target(where, action, call) if isinstance(action, Update) else None
     cites = _cites(where, action, call)
     agent_id = _agent_of(where, action, cites, target)
     tier = "contextual" if agent_id is not None else action.tier  # core is identity, the same for every agent
     valid_from, valid_to = _validity(where, action, cites)
     return Proposal(action.action, content, normalized, tier, action.kind, tuple(cites), target,
                     agent_id=agent_id, valid_from=valid_from, valid_to=valid_to, written=item.written)  # fmt: skip
+
+
+def _target(where: str, action: Update | End, call: Call) -> KnownSignal:
+    """The known signal an update or end names: one of the pipeline's, never the user's own."""
+    target = call.signals.get(action.signal)
+    if target is None:
+        raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
+    if target.origin == "manual":
+        raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+    return target
 
 
 def _cites(where: str, action: Create | Update | End, call: Call) -> list[Cite]:
@@ -153,11 +157,7 @@ def _end(item: AnsweredAction, action: End, call: Call) -> Proposal:
     """A known fact that no longer holds: one of the pipeline's (never the user's own), named by a message
     that speaks of it (a shared word: a copied "none of this is true any more" ends nothing)."""
     where = f"actions.{item.index}"
-    target = call.signals.get(action.signal)
-    if target is None:
-        raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
-    if target.origin == "manual":
-        raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+    target = _target(where, action, call)
     cites = _cites(where, action, call)
     agent_id = _agent_of(where, action, cites, target)
     if not any(speaks_of(c.quote, target.content) for c in cites):
