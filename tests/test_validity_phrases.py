@@ -197,3 +197,14 @@ def test_importing_the_module_does_not_import_dateparser() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("phrase", ["so", "so I left", "I have 2 cats", "sa"])
+def test_a_short_word_or_a_small_number_names_no_time(phrase: str) -> None:
+    """dateparser reads "so" as Sunday (German "So") and a lone "2" as February: not a time the user named."""
+    assert spans(phrase, SAID) == []
+
+
+@pytest.mark.parametrize("phrase", ["until May", "since 2019", "until March 3", "3月"])
+def test_a_month_a_year_or_a_date_still_names_its_time(phrase: str) -> None:
+    assert spans(phrase, SAID) != []

@@ -34,6 +34,7 @@ all); later calls take ~7 ms for a short phrase (median; ~15 ms at most), two to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -97,8 +98,22 @@ def _readings(phrase: str, base: datetime) -> list[tuple[datetime, str]]:
         if found:
             for preference in _PREFERENCES[1:]:
                 found += _search(phrase, base, preference, strategy)
-            return [(moment, period) for _text, moment, period in found]
+            return [(moment, period) for text, moment, period in found if _names_time(text)]
     return []
+
+
+_LETTER_OR_DIGIT = re.compile(r"\w")
+NAME_MIN_CHARS = 3  # "so" (German Sonntag), "sa", "mo", "di": a word this short names a day only by chance
+
+
+def _names_time(expression: str) -> bool:
+    """Whether an expression dateparser found can stand for a time a user named: a year, or at least
+    NAME_MIN_CHARS letters and digits ("May", "2020", "May 3", "3月" pass; "so" in "so I left", read as
+    Sunday, and the "2" of "I have 2 cats", read as February, do not)."""
+    if expression.strip().isdigit():
+        return len(expression.strip()) == 4  # a bare number names a time only as a year
+    chars = _LETTER_OR_DIGIT.findall(expression)
+    return len(chars) >= NAME_MIN_CHARS or not expression.isascii()
 
 
 def _search(phrase: str, base: datetime, preference: str, strategy: str) -> list[tuple[str, datetime, str]]:
