@@ -334,7 +334,7 @@ def test_replay_prints_the_difference_and_writes_nothing(settings, conn):
 def test_replay_prints_a_fact_it_would_re_scope_or_give_another_validity(settings, conn):
     """Stored by hand since the run: cy's ownership as the agent's (the candidate, which answers no scope,
     writes it in the profile) and another start for the role (the candidate's is its message's day)."""
-    from agent_signals.cli.evaluation import scope, validity
+    from agent_signals.cli.describe import scope, validity
     from agent_signals.evaluation.replay import replay
     from agent_signals.flows.extract import extract_signals
     from agent_signals.store.source import Window

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from agent_signals.cli.describe import scope, validity
 from agent_signals.cli.options import MOMENT, settings_of, utc
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
@@ -145,14 +146,3 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
                            "retier": len(diff.retier), "rescope": len(diff.rescope),
                            "revalidity": len(diff.revalidity), "unchanged": diff.unchanged}))  # fmt: skip
-
-
-def scope(signal) -> str:
-    """A signal's scope as replay prints it: `profile` or `agent <id>`."""
-    return "profile" if signal.agent_id is None else f"agent {signal.agent_id}"
-
-
-def validity(signal) -> str:
-    """A signal's validity as replay prints it: `2025-01-01..now`, `?..2020-07-01` (start not known)."""
-    day = lambda moment, unset: unset if moment is None else f"{moment.astimezone(UTC):%Y-%m-%d}"  # noqa: E731
-    return f"{day(signal.valid_from, '?')}..{day(signal.valid_to, 'now')}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from agent_signals.cli.describe import scope, validity
 from agent_signals.cli.options import check_kind, settings_of
 
 
@@ -15,10 +16,10 @@ def signals() -> None:
 
 @signals.command("list")
 @click.option("--user", required=True, help="User id.")
-@click.option("--all", "show_all", is_flag=True, help="Include archived, merged and deleted signals.")
+@click.option("--all", "show_all", is_flag=True, help="Include archived, ended, merged and deleted signals.")
 @click.pass_context
 def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
-    """List a user's signals: tier, origin, kind, mentions, last seen, content and evidence."""
+    """List a user's signals: tier, origin, kind, mentions, last seen, scope, validity, content and evidence."""
     from agent_signals.store import db as database
     from agent_signals.store.signals_admin import list_signals
 
@@ -30,9 +31,11 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
     for row in rows:
         state = "" if row.status == "active" else f" [{row.status}]"
         bucket = "manual" if row.origin == "manual" else row.tier
+        scoped = "" if row.agent_id is None else f", {scope(row)}"
+        held = "" if row.valid_from is None and row.valid_to is None else f", holds {validity(row)}"
         click.echo(
             f"- {row.content}{state}\n    {str(row.signal_id)[:8]}  {bucket}/{row.kind}, {row.origin}, "
-            f"{row.mentions} mention(s), last seen {row.last_seen:%Y-%m-%d %H:%M}"
+            f"{row.mentions} mention(s), last seen {row.last_seen:%Y-%m-%d %H:%M}{scoped}{held}"
         )
         for e in row.evidence:
             click.echo(f'    evidence {e["conversation_id"]}:{e["message_id"]} "{e["quote"]}"')

@@ -74,10 +74,13 @@ def _same_text(mine: pl.DataFrame, theirs: pl.DataFrame, on: list[str]) -> pl.Da
 def _differences(w: StoredSignal, s: StoredSignal, into: Diff, *, tier: bool) -> bool:
     """List the pair (stored, written) under each way it differs (the tier only for the same text)."""
     found = False
+    # a start given where none was known (a signal from before validity, m022) is a fill, not listed
+    starts_known = s.valid_from is not None and w.valid_from is not None
+    revalidated = w.valid_to != s.valid_to or (starts_known and w.valid_from != s.valid_from)
     for differs, pairs in (
         (tier and w.tier != s.tier, into.retier),
         (w.agent_id != s.agent_id, into.rescope),
-        ((w.valid_from, w.valid_to) != (s.valid_from, s.valid_to), into.revalidity),
+        (revalidated, into.revalidity),
     ):
         if differs:
             pairs.append((s, w))

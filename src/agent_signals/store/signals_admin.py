@@ -27,6 +27,9 @@ class ListedSignal:
     last_seen: datetime
     content: str
     evidence: list[dict]
+    agent_id: str | None = None  # None: the profile
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
 
 
 def user_exists(conn: psycopg.Connection, settings: Settings, user_id: str) -> bool:
@@ -44,7 +47,7 @@ def list_signals(
     conn: psycopg.Connection, settings: Settings, user_id: str, *, include_inactive: bool = False
 ) -> list[ListedSignal]:
     """A known user's signals, the user's own first, then core, then the most recently seen; active only
-    unless include_inactive (archived, merged and deleted too)."""
+    unless include_inactive (archived, ended, merged and deleted too)."""
     require_user(conn, settings, user_id)
     rows = conn.execute(query(settings, "list_signals"), {"user_id": user_id, "all": include_inactive})
     return [ListedSignal(*row) for row in rows.fetchall()]
