@@ -66,3 +66,33 @@ def test_an_unreachable_server_is_a_clear_error():
 def test_a_malformed_url_is_a_clear_error():
     with pytest.raises(DatabaseUnavailable, match="not a valid PostgreSQL URL"):
         db.connect("not a url")
+
+
+def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_database, tmp_path):
+    """m022 on a database migrated and written before it: every status (retracted too) stays as it was,
+    validity is null (the fact holds, its start not known), and the rebuild at a past time still reads."""
+    import shutil
+
+    shutil.copytree(Settings().sql_dir, tmp_path / "sql")
+    (tmp_path / "sql" / "migrations" / "m022_validity.sql").unlink()
+    old = Settings(database_url=unmigrated_database, project_dir=tmp_path)
+    with psycopg.connect(unmigrated_database, autocommit=True) as conn:
+        migrate(conn, old)
+        for status in ("active", "archived", "merged", "deleted", "retracted"):
+            conn.execute(
+                "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"
+                " first_seen_at, last_seen_at) values (gen_random_uuid(), 'u1', %(text)s, %(text)s, 'role',"
+                " 'contextual', 'inferred', %(status)s, now(), now())",
+                {"text": f"fact {status}", "status": status},
+            )
+        conn.execute("select signals.add_signal('u1', 'Writes in British English', 'writing')")
+        assert migrate(conn, Settings(database_url=unmigrated_database)) == ["m022"]
+        rows = conn.execute(
+            "select status, valid_from, valid_to, supersedes from signals.signals order by origin, content"
+        ).fetchall()
+        assert [r[0] for r in rows] == ["active", "archived", "deleted", "merged", "retracted", "active"]
+        assert {r[1:] for r in rows} == {(None, None, None)}
+        block = conn.execute(
+            "select context_markdown from context.user_context_as_of('u1', now())"
+        ).fetchone()
+        assert block[0] == "## About this user\n### Confirmed by the user\n- Writes in British English"
