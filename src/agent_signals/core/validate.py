@@ -193,10 +193,11 @@ def _bound(where: str, bound: Bound | None, cites: list[Cite]) -> datetime | Non
         day = date.fromisoformat(bound.date)
     except ValueError:
         raise _Invalid(f"{where}.date: {bound.date!r} is not a day") from None
-    said = [c.message for c in cites if cited_span(bound.quote, c.message) is not None]
+    # the words as the user wrote them, in each cited message that has them
+    said = [(c.message, span) for c in cites if (span := cited_span(bound.quote, c.message)) is not None]
     if not said:
         raise _Invalid(f"{where}.quote: not in a cited message")
-    if not any(validity.supports(bound.quote, m.created_at, day) for m in said):
+    if not any(validity.supports(span, m.created_at, day) for m, span in said):
         raise _Invalid(f"{where}.date: {bound.date} is not a time {bound.quote!r} names")
     return validity.day_start(day)
 

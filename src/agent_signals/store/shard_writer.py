@@ -244,7 +244,7 @@ class ShardWriter:
         )
         creates: list[_Create] = []
         syncs: list[_Sync] = []
-        bounds: list[_Bound] = []
+        bounds: list[_Bound | None] = []  # None: a restatement that says nothing a signal lacks
         for row in resolved:
             user_id, prov, p = proposals[row["seq"]]
             target = _found(row, "target")
@@ -346,13 +346,13 @@ class ShardWriter:
                 self.counts[s.user_id]["unchanged"] += 1  # every cited message was already evidence
         syncs[:] = kept
 
-    async def _bound(self, bounds: list[_Bound]) -> None:
+    async def _bound(self, bounds: list[_Bound | None]) -> None:
         """The validity the round gives signals that exist (apply_validity.sql: ends, fills, reopens), an
         event each that changed."""
-        bounds = [b for b in bounds if b is not None]
-        if not bounds:
+        # one per signal: a round holds one proposal a user, whose bounds name different signals
+        by_id = {b.signal_id: b for b in bounds if b is not None}
+        if not by_id:
             return
-        by_id = {b.signal_id: b for b in bounds}  # one per signal: a user's round holds one proposal
         given = list(by_id.values())
         rows = await self._rows("apply_validity", {
             "signal_ids": list(by_id), "modes": [b.mode for b in given], "valid_from": [b.valid_from for b in given],
@@ -364,7 +364,8 @@ class ShardWriter:
         for row in rows:
             b = by_id[row["signal_id"]]
             self.touched[b.user_id].add(b.signal_id)
-            self.counts[b.user_id]["ended" if row["status"] == "ended" else "dated"] += 1
+            # ended: a fact's end came; filled: a restatement gave a start, an end or a scope it lacked
+            self.counts[b.user_id]["ended" if row["status"] == "ended" else "filled"] += 1
 
     async def _sync(self, syncs: list[_Sync]) -> None:
         """The mention counts of the signals that changed, and their events."""
