@@ -5,7 +5,7 @@ marked dirty (what a run's writes do) and own the only signals due for archiving
 repetition, times the statements of the stages themselves (the decay ones in a transaction rolled back, so
 that every repetition starts from the same rows):
 
-- decay: store/upkeep.decay (archive the due signals, score the dirty users' signals);
+- decay: store/upkeep.decay (end the signals whose validity ended, archive the due signals, score the dirty users' signals);
 - take: store/upkeep.take_dirty_users (the refresh's first step: the users handed to the refresh, scored
   at the run's time);
 - checks: adapters/expectations.check_tables (Great Expectations over the run's users);
@@ -132,7 +132,7 @@ async def measure_decay(url: str, touched: int, whole_table: bool = False) -> di
                 for statement in WHOLE_TABLE_DECAY:
                     await conn.execute(statement, params)
                 return {"decay_whole_table_s": time.perf_counter() - started}
-            archived = await upkeep.decay(conn, settings, params)
+            _ended, archived = await upkeep.decay(conn, settings, params)
             decay_s = time.perf_counter() - started
             started = time.perf_counter()
             await upkeep.take_dirty_users(conn, settings, run_id)

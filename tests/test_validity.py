@@ -159,6 +159,9 @@ def test_an_update_ends_the_old_version_and_the_history_reads_as_of(conn, settin
         "select at from signals.events where signal_id = %s and action = 'create'", [old["signal_id"]]
     ).fetchone()[0]
     assert "- Manages the data team" in as_of(conn, "cy", recorded_first)  # what we believed then
+    # forgetting the user removes both versions, the one pointing at the other included
+    user_paths.forget_user(conn, settings, "cy")
+    assert conn.execute("select count(*) from signals.signals where user_id = 'cy'").fetchone()[0] == 0
 
 
 def test_an_end_closes_a_known_fact_but_never_the_users_own_nor_on_unrelated_words(
