@@ -255,7 +255,7 @@ def test_a_backfill_fills_the_validity_and_scope_of_signals_from_before(conn, se
     listed = agent_signals("signals", "list", "--user", "fa")
     assert listed.returncode == 0, listed.stderr
     assert f"holds {T0:%Y-%m-%d}..{LEAVE_ENDS:%Y-%m-%d}" in listed.stdout
-    assert "agent planner, holds" in listed.stdout
+    assert "agent planner\n" in listed.stdout  # held since it was first said: nothing more to print
     # a replay of the same old message never moves an end a newer message set
     later = datetime(LEAVE_ENDS.year + 1, 1, 1, tzinfo=UTC)
     conn.execute("update signals.signals set valid_to = %s, last_seen_at = %s where content = 'On parental leave'",

@@ -32,7 +32,9 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
         state = "" if row.status == "active" else f" [{row.status}]"
         bucket = "manual" if row.origin == "manual" else row.tier
         scoped = "" if row.agent_id is None else f", {scope(row)}"
-        held = "" if row.valid_from is None and row.valid_to is None else f", holds {validity(row)}"
+        # the time it held, when that says more than "since it was first said"
+        told = row.valid_to is not None or row.valid_from not in (None, row.first_seen)
+        held = f", holds {validity(row)}" if told else ""
         click.echo(
             f"- {row.content}{state}\n    {str(row.signal_id)[:8]}  {bucket}/{row.kind}, {row.origin}, "
             f"{row.mentions} mention(s), last seen {row.last_seen:%Y-%m-%d %H:%M}{scoped}{held}"

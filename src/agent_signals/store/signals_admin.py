@@ -30,6 +30,7 @@ class ListedSignal:
     agent_id: str | None = None  # None: the profile
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    first_seen: datetime | None = None
 
 
 def user_exists(conn: psycopg.Connection, settings: Settings, user_id: str) -> bool:
