@@ -198,6 +198,7 @@ def test_an_end_closes_a_known_fact_but_never_the_users_own_nor_on_unrelated_wor
     scripted.script = answering(ends)
     summary = run(settings)
     assert summary["actions"]["rejected_invalid"] == 2
+    assert summary["embedding_calls"] == 1  # the user's own signal added since; an end writes no text
     manager = signal(conn, "Manages the data team")
     assert (manager["status"], manager["valid_to"]) == ("ended", T0 + timedelta(days=3, minutes=1))
     assert signal(conn, "Writes in British English")["status"] == "active"

@@ -238,8 +238,8 @@ async def embed_safely(
     """Embed the shard's proposals (proposals_frame) in as few calls as possible: each distinct content once,
     embed.BATCH texts a call, none when there is nothing to write. Never raises: the users of a failed
     call are recorded and left out (retried next run); the others are returned with their proposals
-    embedded."""
-    frame = proposals_frame(ready)
+    embedded. An `end` writes no text (its signal keeps its embedding): it is not embedded."""
+    frame = proposals_frame(ready).filter(pl.col("action") != "end")
     texts = frame["content"].unique(maintain_order=True).to_list()
     users_of = dict(frame.group_by("content").agg(pl.col("user_id").unique(maintain_order=True)).iter_rows())
     vectors: dict[str, tuple[float, ...]] = {}
@@ -262,7 +262,7 @@ async def embed_safely(
         vectors.update(zip(chunk, (tuple(v) for v in result.vectors), strict=True))
     return {
         user_id: (batch, replace(extracted, proposals=[
-            replace(p, embedding=vectors[p.content]) for p in extracted.proposals
+            p if p.action == "end" else replace(p, embedding=vectors[p.content]) for p in extracted.proposals
         ]))
         for user_id, (batch, extracted) in ready.items()
         if user_id not in failed
