@@ -117,3 +117,19 @@ def test_an_end_closes_one_of_the_pipelines_signals_on_words_that_speak_of_it():
     assert judged(end("m4")) == ([], ["actions.0.evidence: no quote speaks of s1 (no word of it)"])
     assert judged(end("m3", signal="s2")) == ([], ["actions.0.signal: s2 is the user's own signal"])
     assert judged(end("m3", signal="s9")) == ([], ["actions.0.signal: unknown handle 's9'"])
+
+
+@pytest.mark.parametrize(
+    "quote, content, expected",
+    [
+        ("I no longer manage the data team", "Manages the data team", True),
+        ("None of that is true any more.", "Manages the data team", False),
+        ("this is what they would have been", "Has been there with them", False),  # common words only
+        ("我不再管理数据团队", "管理数据团队", True),  # no spaces: two characters in a row
+        ("我很好", "管理数据团队", False),
+    ],
+)
+def test_a_quote_speaks_of_a_fact_by_a_word_in_common(quote: str, content: str, expected: bool):
+    from agent_signals.core.text import speaks_of
+
+    assert speaks_of(quote, content) is expected

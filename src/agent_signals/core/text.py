@@ -211,12 +211,13 @@ def speaks_of(quote: str, content: str) -> bool:
     texts written without spaces (Chinese, Japanese), two characters in a row in common. A quote that says
     nothing of the fact ("none of that is true any more") does not."""
 
-    def words(text: str) -> set[str]:
-        found = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-        return {w[:_STEM] for w in found if len(w) >= 4 and w not in _COMMON and not w.isdigit()}
+    said, signal = (_WORD.findall(unicodedata.normalize("NFKC", t).casefold()) for t in (quote, content))
 
-    def pairs(text: str) -> set[str]:
-        letters = "".join(_WORD.findall(unicodedata.normalize("NFKC", text).casefold()))
+    def stems(words: list[str]) -> set[str]:
+        return {w[:_STEM] for w in words if len(w) >= 4 and w not in _COMMON and not w.isdigit()}
+
+    def pairs(words: list[str]) -> set[str]:
+        letters = "".join(words)
         return {letters[i : i + 2] for i in range(len(letters) - 1) if not letters[i : i + 2].isascii()}
 
-    return bool(words(quote) & words(content)) or bool(pairs(quote) & pairs(content))
+    return bool(stems(said) & stems(signal)) or bool(pairs(said) & pairs(signal))
