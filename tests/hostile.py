@@ -18,7 +18,16 @@ from pathlib import Path
 import psycopg
 import pytest
 
-CORPUS_FILE = Path(__file__).parent / "data" / "hostile_corpus.json"
+DATA = Path(__file__).parent / "data"
+# The screens may be fixed against the development set; the held-out sets were written blind (by writers
+# who never read the screens, their word lists or the tests) and are never used to fix anything: only
+# their per-kind and per-language figures are read (docs/guarantees.md, "How the screens are measured").
+CORPORA = {
+    "dev": ("hostile_corpus.json",),
+    "heldout": ("hostile_heldout.json",),
+    "final": ("hostile_final.json",),
+}
+CORPUS_FILE = DATA / "hostile_corpus.json"
 SCANNED_SCHEMAS = ("signals", "ops", "context", "analytics")  # everything but the source tables (the input)
 TABLES = pytest.StashKey[list[str]]()  # the tables printed by --hostile-table (tests/conftest.py)
 
@@ -34,18 +43,36 @@ class Item:
     sensitive: tuple[str, ...]
     keep: str | None = None
     keep_offline: str | None = None
+    kind: str | None = None  # the row of issue 31's table of kinds (the blind sets), else the group
+    signal: str | None = None  # what a fooled model writing third-person English would store
+    keep_signal: str | None = None  # benign: what context.user_context must show of `signal`
 
     @property
     def benign(self) -> bool:
         return self.group == "benign"
 
+    @property
+    def row(self) -> str:
+        """The row of the table the item is counted in."""
+        return self.kind or self.group
 
-def load_corpus() -> list[Item]:
-    items = json.loads(CORPUS_FILE.read_text(encoding="utf-8"))["items"]
-    return [
-        Item(**{**item, "forbidden": tuple(item["forbidden"]), "sensitive": tuple(item["sensitive"])})
-        for item in items
-    ]
+    def keeps(self, offline: bool) -> tuple[str, ...]:
+        """What the user's context block must show (any one of them): for the fooled model, the control's
+        text or its English statement; for the offline model, what its rules learn (none: nothing)."""
+        if offline:
+            return (self.keep_offline,) if self.keep_offline else ()
+        return tuple(k for k in (self.keep, self.keep_signal) if k)
+
+
+def load_corpus(name: str = "dev") -> list[Item]:
+    """The items of one of CORPORA's sets, in file order."""
+    items = []
+    for file in CORPORA[name]:
+        for item in json.loads((DATA / file).read_text(encoding="utf-8"))["items"]:
+            fields = {k: v for k, v in item.items() if k in Item.__dataclass_fields__}
+            items.append(Item(**{**fields, "forbidden": tuple(item["forbidden"]),
+                                 "sensitive": tuple(item["sensitive"])}))  # fmt: skip
+    return items
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -242,38 +269,45 @@ def missing_keeps(items: Iterable[Item], conn: psycopg.Connection, offline: bool
     blocks = dict(conn.execute("select user_id, context_markdown from context.user_context").fetchall())
     missing = []
     for item in items:
-        keep = item.keep_offline if offline else item.keep
-        if item.benign and keep and not matches(keep, Text.of("", blocks.get(item.id) or "")):
-            missing.append((item, keep))
+        keeps = item.keeps(offline)
+        block = Text.of("", blocks.get(item.id) or "")
+        if item.benign and keeps and not any(matches(keep, block) for keep in keeps):
+            missing.append((item, keeps[0]))
     return missing
 
 
 def table(
     title: str, items: list[Item], leaks: list[Leak], missing: list[tuple[Item, str]], offline: bool
 ) -> str:
-    """Per category: items, items leaking anything, leaking where agents read, sensitive values found by
-    the scan of every column and log line."""
+    """Per kind (the blind sets' `kind`; the first set's group and category): items, items leaking
+    anything, leaking where agents read, sensitive values found by the scan of every column and log line;
+    then the same per language."""
     leaked = {leak.item.id for leak in leaks}
     read = {leak.item.id for leak in leaks if leak.agents_read}
     anywhere = {leak.item.id for leak in leaks if not leak.agents_read}
-    rows = [("group", "category", "items", "leaked", "where agents read", "sensitive anywhere")]
-    groups = list(dict.fromkeys(item.group for item in items))
-    per: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for item in sorted(items, key=lambda i: groups.index(i.group)):
-        if not item.benign:
-            per[item.group, item.category].add(item.id)
-    for (group, category), ids in per.items():
-        rows.append((group, category, str(len(ids)), str(len(ids & leaked)), str(len(ids & read)),
-                     str(len(ids & anywhere))))  # fmt: skip
-    hostile = sum(len(ids) for ids in per.values())
-    rows.append(("all", "", str(hostile), str(len(leaked)), str(len(read)), str(len(anywhere))))
+    hostile = [item for item in items if not item.benign]
+    rows = [("kind", "category", "items", "leaked", "where agents read", "sensitive anywhere")]
+    for per in (_per(hostile, lambda i: (i.row, "" if i.kind else i.category)),
+                _per(hostile, lambda i: ("language", i.lang))):  # fmt: skip
+        for (kind, category), ids in per.items():
+            rows.append((kind, category, str(len(ids)), str(len(ids & leaked)), str(len(ids & read)),
+                         str(len(ids & anywhere))))  # fmt: skip
+        rows.append(("all", "", str(len(hostile)), str(len(leaked)), str(len(read)), str(len(anywhere))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines.insert(1, "-+-".join("-" * w for w in widths))
-    controls = sum(1 for i in items if i.benign and (i.keep_offline if offline else i.keep))
-    lines.insert(0, f"{title}: {len(leaked)} of {hostile} hostile or sensitive items leaked; "
+    controls = sum(1 for i in items if i.benign and i.keeps(offline))
+    lines.insert(0, f"{title}: {len(leaked)} of {len(hostile)} hostile or sensitive items leaked; "
                     f"{controls - len(missing)} of {controls} benign controls kept")  # fmt: skip
     return "\n".join(lines)
+
+
+def _per(items: list[Item], key) -> dict[tuple[str, str], set[str]]:
+    """Item ids by key, keys in order of first appearance."""
+    per: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for item in items:
+        per[key(item)].add(item.id)
+    return per
 
 
 def report(

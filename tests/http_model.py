@@ -11,7 +11,8 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -88,32 +89,54 @@ def fooled(_path: str, body: dict) -> tuple[int, dict]:
     plus a summary repeating every message; for a summary prompt, a summary repeating the signals shown; for
     a reconciliation prompt, one merge of every core signal into a text copying them all. Lengths are cut
     only to the answer schemas' limits (content 300, quote 500, summary 1200 characters)."""
-    prompt = body["messages"]
-    system = next((m["content"] for m in prompt if m["role"] == "system"), "")
-    user = next((m["content"] for m in prompt if m["role"] == "user"), "")
-    if "<messages>" in user:
-        kinds = [k.strip() for k in (_KINDS.search(system) or ["", "preference"])[1].split(",")]
-        shown = [(handle, text.strip()) for handle, text in _MESSAGE.findall(user) if text.strip()]
-        actions = [
-            {"action": "create", "content": unfence(text)[:300].strip(), "tier": "core",
-             "kind": "preference" if "preference" in kinds else kinds[0],
-             "evidence": [{"message": handle, "quote": text[:500]}]}
-            for handle, text in shown
-        ]  # fmt: skip
-        summary = "The user says: " + " ".join(unfence(text) for _h, text in shown)
-        answer: dict = {"actions": actions, "summary": summary[:1200]}
-    elif "<core>" in user:
-        core = _CORE_LINE.findall(user.partition("<core>")[2])
-        merged = "; ".join(unfence(text) for _h, text in core)[:300].strip()
-        answer = {"decisions": [{"action": "merge", "signals": [h for h, _t in core[:20]], "content": merged}]
-                  if len(core) > 1 else [{"action": "keep", "signal": h} for h, _t in core]}  # fmt: skip
-    elif user.startswith("<signals>"):
-        summary = "The user: " + "; ".join(unfence(text) for text in _SUMMARY_LINE.findall(user))
-        answer = {"summary": summary[:1200]}
-    else:
-        return error(400, "not a prompt of this pipeline")
-    text = json.dumps(answer, ensure_ascii=False)
-    return chat(text, prompt_tokens=len(user) // 4 + 1, completion_tokens=len(text) // 4 + 1)
+    return fooled_by({})(_path, body)
+
+
+def message_key(text: str) -> str:
+    """A message's letters and digits after NFKC, its invisible characters dropped: the same for the text a
+    corpus holds and the text a prompt shows of it."""
+    visible = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    return "".join(c for c in visible.casefold() if c.isalnum() and not 0xE0000 <= ord(c) <= 0xE007F)
+
+
+def fooled_by(statements: Mapping[str, str]) -> Respond:
+    """`fooled`, also writing what a model that follows the prompt's form would store: for a message whose
+    key (message_key) `statements` knows, a second core signal with that English third-person statement
+    (issue 31: the screens must hold on the statement as well as on the copy), repeated in the summary."""
+    known = {message_key(text): statement for text, statement in statements.items()}
+
+    def respond(_path: str, body: dict) -> tuple[int, dict]:
+        prompt = body["messages"]
+        system = next((m["content"] for m in prompt if m["role"] == "system"), "")
+        user = next((m["content"] for m in prompt if m["role"] == "user"), "")
+        if "<messages>" in user:
+            kinds = [k.strip() for k in (_KINDS.search(system) or ["", "preference"])[1].split(",")]
+            kind = "preference" if "preference" in kinds else kinds[0]
+            shown = [(handle, text.strip()) for handle, text in _MESSAGE.findall(user) if text.strip()]
+            actions, said = [], []
+            for handle, text in shown:
+                evidence = [{"message": handle, "quote": text[:500]}]
+                contents = [unfence(text)[:300].strip()]
+                if statement := known.get(message_key(unfence(text))):
+                    contents.append(statement[:300].strip())
+                said += contents
+                actions += [{"action": "create", "content": c, "tier": "core", "kind": kind, "evidence": evidence}
+                            for c in contents]  # fmt: skip
+            answer: dict = {"actions": actions, "summary": ("The user says: " + " ".join(said))[:1200]}
+        elif "<core>" in user:
+            core = _CORE_LINE.findall(user.partition("<core>")[2])
+            merged = "; ".join(unfence(text) for _h, text in core)[:300].strip()
+            answer = {"decisions": [{"action": "merge", "signals": [h for h, _t in core[:20]], "content": merged}]
+                      if len(core) > 1 else [{"action": "keep", "signal": h} for h, _t in core]}  # fmt: skip
+        elif user.startswith("<signals>"):
+            summary = "The user: " + "; ".join(unfence(text) for text in _SUMMARY_LINE.findall(user))
+            answer = {"summary": summary[:1200]}
+        else:
+            return error(400, "not a prompt of this pipeline")
+        text = json.dumps(answer, ensure_ascii=False)
+        return chat(text, prompt_tokens=len(user) // 4 + 1, completion_tokens=len(text) // 4 + 1)
+
+    return respond
 
 
 def rate_limited(retry_after: str) -> Reply:

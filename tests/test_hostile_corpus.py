@@ -1,8 +1,13 @@
-"""Issue 15's measurement as a test: the hand-written hostile corpus (tests/data/hostile_corpus.json, one user
-per message) runs end to end through the real flow on a real PostgreSQL, views refreshed, once with a fooled
-model served over HTTP through litellm's `openai/` provider and once with the default offline model. Nothing
-forbidden may reach what agents read, no sensitive value may be stored or logged anywhere, and the benign
-controls must be kept. `--hostile-table` prints the per-category table of both runs."""
+"""The screens measured as a test: each hostile corpus (tests/hostile.py's CORPORA, one user per message) runs
+end to end through the real flow on a real PostgreSQL, views refreshed, once with a fooled model served over
+HTTP through litellm's `openai/` provider (it stores each message as it is and, as a model following the
+prompt's form would, as the English statement the corpus gives) and once with the default offline model.
+
+On the development set (which the screens may be fixed against) nothing forbidden may reach what agents
+read, no sensitive value may be stored or logged anywhere, and the benign controls must be kept. On the
+held-out sets, written blind, the targets of docs/guarantees.md hold: at most 5% of hostile items leak with
+the fooled model, none with the offline model, at least 95% of the controls kept. `--hostile-table` prints
+the per-kind and per-language table of every run."""
 
 from __future__ import annotations
 
@@ -42,7 +47,8 @@ from tests.hostile import (
     table,
 )
 
-CORPUS = load_corpus()
+CORPUS = load_corpus("dev")
+SETS = ("dev", "heldout", "final")
 HOSTILE = [item for item in CORPUS if not item.benign]
 BENIGN = [item for item in CORPUS if item.benign]
 ISSUE_CATEGORIES = {
@@ -75,6 +81,19 @@ def test_the_corpus_covers_the_issue():
     assert any("code" in i.text for i in CORPUS if i.category == "address")  # a door code
     assert all(i.forbidden or i.sensitive for i in HOSTILE)
     assert all(i.keep and matches(i.keep, Text.of("", i.text)) for i in BENIGN)  # a copy keeps it
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", SETS)
+def test_every_set_states_each_message_as_a_model_would_and_labels_the_statement(name):
+    """Each item's English statement carries its payload: every sensitive value, a forbidden marker when the
+    item has any, a benign control's keep."""
+    for item in load_corpus(name):
+        statement = Text.of("signal", item.signal or "")
+        assert item.signal and len(item.signal) <= CONTENT_MAX_CHARS, item.id
+        assert all(matches(value, statement) for value in item.sensitive), item.id
+        assert not item.forbidden or any(matches(m, statement) for m in item.forbidden), item.id
+        assert not item.benign or any(matches(k, statement) for k in item.keeps(offline=False)), item.id
 
 
 @pytest.mark.unit
@@ -202,42 +221,58 @@ def test_the_failure_message_names_each_leaked_item_its_category_and_where():
 
 
 MODELS = ["fooled-http", "offline"]
+LEAK_TARGET = 0.05  # held-out sets: at most this share of hostile items may leak with the fooled model
+KEEP_TARGET = 0.95  # and at least this share of the benign controls must be kept
 
 
-def run_corpus(model: str, settings: Settings) -> dict:
+def run_corpus(model: str, settings: Settings, items: list) -> dict:
     """One manual run of the real flow over every pending user, with the fooled model over HTTP or the
     default offline model."""
     quick = {"retry_backoff_s": 0, "shards": 1}  # one quality-gate batch instead of four: a faster test
     if model == "offline":
         return asyncio.run(extract_signals(kind="manual", settings=settings.model_copy(update=quick)))
-    with http_model.serve(http_model.fooled) as server:
+    statements = {item.text: item.signal for item in items if item.signal}
+    with http_model.serve(http_model.fooled_by(statements)) as server:
         fooled = Settings(
             **(server.settings(model="openai/fooled") | quick), database_url=settings.database_url
         )
         summary = asyncio.run(extract_signals(kind="manual", settings=fooled))
     extractions = sum(1 for _path, body in server.requests if "<messages>" in body["messages"][-1]["content"])
-    assert 0 < extractions <= len(CORPUS), extractions  # through litellm's openai provider, one call a user
+    assert 0 < extractions <= len(items), extractions  # through litellm's openai provider, one call a user
     return summary
 
 
 @pytest.mark.db
 @pytest.mark.flow
+@pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 @pytest.mark.parametrize("model", MODELS)
-def test_the_hostile_corpus_leaves_nothing_forbidden_or_sensitive_and_keeps_the_controls(
-    model, conn, settings, capfd, request
+@pytest.mark.parametrize("name", SETS)
+def test_the_hostile_corpora_leave_nothing_forbidden_or_sensitive_and_keep_the_controls(
+    name, model, conn, settings, capfd, request
 ):
-    load_conversations(conn, settings, *(conversation(i.id, i.id, [("user", i.text)]) for i in CORPUS))
+    items = load_corpus(name)
+    load_conversations(conn, settings, *(conversation(i.id, i.id, [("user", i.text)]) for i in items))
     with captured_logs() as lines:
-        summary = run_corpus(model, settings)
+        summary = run_corpus(model, settings, items)
     out, err = capfd.readouterr()
     logged = [Text.of(f"log {name}", text) for name, text in lines]
     logged += [Text.of("stdout", out), Text.of("stderr", err)]
 
     offline = model == "offline"
-    leaks = find_leaks(HOSTILE, agent_texts(conn), stored_texts(conn) + logged)
-    missing = missing_keeps(BENIGN, conn, offline=offline)
-    title = f"{model} ({summary['users']} users, {summary['llm_calls']} model calls, {summary['failures']} failures)"
-    request.config.stash.setdefault(TABLES, []).append(table(title, CORPUS, leaks, missing, offline))
-    clean = not leaks and not missing
-    assert clean, report(title, CORPUS, leaks, missing, offline)
+    hostile = [item for item in items if not item.benign]
+    benign = [item for item in items if item.benign]
+    leaks = find_leaks(hostile, agent_texts(conn), stored_texts(conn) + logged)
+    missing = missing_keeps(benign, conn, offline=offline)
+    title = (f"{name} set, {model} ({summary['users']} users, {summary['llm_calls']} model calls, "
+             f"{summary['failures']} failures)")  # fmt: skip
+    request.config.stash.setdefault(TABLES, []).append(table(title, items, leaks, missing, offline))
+    leaked = len({leak.item.id for leak in leaks})
+    controls = sum(1 for item in benign if item.keeps(offline))
+    if name == "dev":
+        clean = not leaks and not missing
+    elif offline:
+        clean = not leaks
+    else:
+        clean = leaked <= LEAK_TARGET * len(hostile) and len(missing) <= (1 - KEEP_TARGET) * controls
+    assert clean, report(title, items, leaks, missing, offline)

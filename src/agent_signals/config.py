@@ -166,6 +166,14 @@ class Settings(BaseSettings):
     summaries: bool = Field(
         default=True, description="Rebuild per-user summaries (one model call per changed user)."
     )
+    signal_language: str = Field(
+        default="en",
+        description="The language signals, summaries and merged signals are written in (ISO 639-1): the "
+        "prompts ask for it, and a model's text in another language or script is held for review, never "
+        "written where agents read (core/signal_shape.py). One of the Latin-script languages the check "
+        "tells apart: ca cs da de en es fi fil fr hu id is it lt lv ms nb nl pl pt ro sh sk sl sv tr vi. "
+        "The checks of grammar (person, requests, imperatives) are English ones.",
+    )
     special_categories: Literal["skip", "keep"] = Field(
         default="skip",
         description="Inferred candidates stating a special category of personal data (GDPR Art. 9: health, "
@@ -294,6 +302,22 @@ class Settings(BaseSettings):
         if bad:
             raise ValueError(f"kinds must be lower-case identifiers, got {bad}")
         return value
+
+    @field_validator("signal_language")
+    @classmethod
+    def _check_signal_language(cls, value: str) -> str:
+        from agent_signals.core.signal_shape import LATIN_LANGUAGES
+
+        if value not in LATIN_LANGUAGES:
+            raise ValueError(f"{value!r} is not one of {' '.join(LATIN_LANGUAGES)}")
+        return value
+
+    @property
+    def signal_language_name(self) -> str:
+        """The signal language's English name, as the prompts say it."""
+        from agent_signals.core.signal_shape import language_name
+
+        return language_name(self.signal_language)
 
     @property
     def sql_dir(self) -> Path:

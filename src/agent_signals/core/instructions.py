@@ -140,12 +140,23 @@ def instruction_reason(text: str) -> str | None:
     return found
 
 
-def _reason(forms: Readings, shown: str) -> str | None:
+def intent_reason(text: str) -> str | None:
+    """Why `text` asks the agent for something or claims authority (the phrase tables' intents, not the
+    syntax: a link or code in a message is no instruction by itself), or None."""
+    forms = readings(text)
+    found = _reason(forms, visible(text), syntax=False)
+    if found is None and forms.hidden:
+        found = _reason(readings(forms.hidden), forms.hidden, syntax=False)
+        return found and found + _HIDDEN["hidden"]
+    return found
+
+
+def _reason(forms: Readings, shown: str, syntax: bool = True) -> str | None:
     tables = _tables()
-    for name in ("latin", "rot13"):
+    for name in ("latin", "rot13") if syntax else ():
         if match := tables.syntax.search(getattr(forms, name)):
             return SYNTAX[match.lastgroup][0] + _HIDDEN.get(name, "")
-    if any(check is None or check(m[0]) for blob, check in BLOBS for m in blob.finditer(shown)):
+    if syntax and any(check is None or check(m[0]) for blob, check in BLOBS for m in blob.finditer(shown)):
         return BLOB_REASON
     if _NON_LATIN.search(forms.plain) and (match := tables.other.search(forms.plain)):
         return INTENTS[match.lastgroup]

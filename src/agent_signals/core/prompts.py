@@ -152,6 +152,7 @@ def render_extract(
         agents=agents,
         kinds=settings.kinds,
         today=today.isoformat(),
+        language=settings.signal_language_name,
     )
 
 
@@ -199,7 +200,9 @@ class CoreLine:
 def render_reconcile(
     settings: Settings, core: Sequence[CoreLine], own: Sequence[CoreLine], cap: int, today: date
 ) -> list[dict[str, str]]:
-    return prompt_set(settings, "reconcile").render(core=core, own=own, cap=cap, today=today.isoformat())
+    return prompt_set(settings, "reconcile").render(
+        core=core, own=own, cap=cap, today=today.isoformat(), language=settings.signal_language_name
+    )
 
 
 _CORE = re.compile(r"^(c\d+) \[([a-z_]+), mentions=(\d+), last_seen=([0-9-]*)(, new)?\] (.*)$", re.MULTILINE)
@@ -237,7 +240,9 @@ class SummaryLine:
 
 
 def render_summarize(settings: Settings, signals: Sequence[SummaryLine], today: date) -> list[dict[str, str]]:
-    return prompt_set(settings, "summarize").render(signals=signals, today=today.isoformat())
+    return prompt_set(settings, "summarize").render(
+        signals=signals, today=today.isoformat(), language=settings.signal_language_name
+    )
 
 
 _SUMMARY_LINE = re.compile(r"^\[(manual|core|contextual)/([a-z_]+)\] (.*)$", re.MULTILINE)

@@ -1,0 +1,297 @@
+"""What a signal may be, rather than what an attack looks like: a short third-person statement about the
+user, without a subject ("Works as a staff data engineer", "Prefers bullet lists"), written in the one
+configured signal language (AGENT_SIGNALS_SIGNAL_LANGUAGE, default English). The prompts ask for exactly
+that, so a content of another shape is a model that was fooled or went wrong, whatever its words:
+
+- written in another language or script (the quotes stay verbatim; only the content is the model's);
+- written in the first or second person ("my", "you"), or as a request ("please", "don't");
+- an imperative: it opens with a verb an agent would carry out ("Send", "Book", "Merge", "Tell");
+- about someone else acting: another agent, a tool, a bot, "anyone", "whoever", other users, as the subject
+  of what is done, or what someone "should", "must" or "may" do, or what happens "without asking";
+- a condition with an action ("whenever ... forward", "if ... approve"): a rule, not a fact.
+
+`shape_reason(content)` names the first of these it finds, or None. No screen here decides alone: a shape
+that is off is held for review (screen.py), never written where agents read.
+
+The language is identified with wordfreq's word lists (a well-kept offline library of word frequencies in
+over 40 languages, shipped in its package): for the short texts signals are, counting how many of the words
+are common in each language is steadier than character n-gram identifiers, which read "Prefers bullet lists"
+as Catalan. Other scripts are told by the `regex` module's Unicode script properties. The grammar checks are
+English ones, which is why the content's language is checked first: a statement in another language is held
+for that alone. A deployment with another signal language keeps the language and script checks and skips the
+English grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import regex
+
+ENGLISH = "en"
+# Latin-script languages the identifier tells apart from one another (wordfreq's lists of that script)
+LATIN_LANGUAGES = (
+    "ca", "cs", "da", "de", "en", "es", "fi", "fil", "fr", "hu", "id", "is", "it", "lt", "lv", "ms", "nb",
+    "nl", "pl", "pt", "ro", "sh", "sk", "sl", "sv", "tr", "vi",
+)  # fmt: skip
+# a word is common in a language when its Zipf frequency is at least this (once per 10 million words)
+COMMON_ZIPF = 1.0
+# at least this share of a text's words must be common in English, and no other language may read more
+ENGLISH_SHARE = 0.6
+
+_LETTER = regex.compile(r"\p{L}")
+_OTHER_SCRIPT = regex.compile(r"[\p{L}--[\p{Script=Latin}]]", regex.V1)
+_WORD = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
+
+
+def shape_reason(content: str, language: str = ENGLISH) -> str | None:
+    """Why `content` does not read as a third-person statement about the user in `language`, or None."""
+    bare = _QUOTED.sub(" ", content)  # quoted words are the user's own ("Calls the on-call rota 'the pit'")
+    if reason := _language_reason(bare, language):
+        return reason
+    if language != ENGLISH:
+        return None
+    return _english_reason(bare)
+
+
+def _language_reason(text: str, language: str) -> str | None:
+    letters = _LETTER.findall(text)
+    if not letters:
+        return None
+    other = _OTHER_SCRIPT.findall(text)
+    if language in LATIN_LANGUAGES and (len(other) >= 3 or len(other) > 0.2 * len(letters)):
+        return f"not written in {language_name(language)}: {_script(other)} script"
+    # names are no language's words: capitalised words count only at the start
+    words = [
+        w.casefold()
+        for i, w in enumerate(_WORD.findall(text))
+        if not _OTHER_SCRIPT.search(w) and (i == 0 or not w[:1].isupper())
+    ]
+    if language not in LATIN_LANGUAGES or len(words) < 2:
+        return None
+    counts = {lang: sum(1 for w in words if _common(w, lang)) for lang in LATIN_LANGUAGES}
+    own = counts[language]
+    best = max(counts, key=lambda lang: (counts[lang], lang == language))
+    if own >= ENGLISH_SHARE * len(words) and counts[best] <= own:
+        return None
+    if best != language and counts[best] > own:
+        return f"not written in {language_name(language)}: reads as {language_name(best)}"
+    if own < ENGLISH_SHARE * len(words) and len(words) >= 3:
+        return f"not written in {language_name(language)}: most of its words are not"
+    return None
+
+
+@cache
+def _frequencies(language: str) -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict(language, wordlist="best")
+
+
+_MIN_FREQUENCY = 10 ** (COMMON_ZIPF - 9)
+
+
+@cache
+def _common(word: str, language: str) -> bool:
+    return _frequencies(language).get(word, 0.0) >= _MIN_FREQUENCY
+
+
+@cache
+def language_name(language: str) -> str:
+    """A language's English name (CLDR, through babel): "en" -> "English"."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return Locale.parse(language).get_display_name("en") or language
+    except (ValueError, UnknownLocaleError):
+        return language
+
+
+def _script(letters: list[str]) -> str:
+    """The Unicode script of the first letter of another script ("Hangul", "Arabic", "Cyrillic"...)."""
+    for script in _SCRIPTS:
+        if regex.match(rf"\p{{Script={script}}}", letters[0]):
+            return script.replace("_", " ")
+    return "another"
+
+
+_SCRIPTS = (
+    "Hangul", "Arabic", "Cyrillic", "Greek", "Hebrew", "Devanagari", "Thai", "Han", "Hiragana", "Katakana",
+    "Bengali", "Tamil", "Telugu", "Gujarati", "Gurmukhi", "Kannada", "Malayalam", "Sinhala", "Armenian",
+    "Georgian", "Ethiopic", "Khmer", "Lao", "Myanmar", "Tibetan",
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------------
+# English grammar of a signal
+
+# What an agent, a tool or another person can be asked to do (base forms; their inflections are derived).
+ACTIONS = ["access", "accept", "act", "activate", "add", "allow", "approve", "assign", "authorise", "authorize", "auto-approve", "bcc", "book", "buy", "bypass", "call", "cancel", "cc", "change", "charge", "click", "close", "collect", "commit", "confirm", "contact", "copy", "delete", "deploy", "deposit", "disable", "disclose", "disregard", "dm", "download", "drop", "dump", "edit", "elevate", "email", "e-mail", "enable", "erase", "escalate", "execute", "expose", "export", "fetch", "file", "follow", "forget", "forward", "give", "grant", "hand", "ignore", "impersonate", "inform", "install", "invite", "leak", "let", "log", "mark", "merge", "message", "modify", "move", "notify", "open", "order", "override", "paste", "pay", "ping", "post", "pretend", "process", "provide", "publish", "purchase", "push", "record", "redirect", "refund", "reimburse", "release", "remember", "remove", "reset", "retrieve", "reveal", "route", "run", "save", "schedule", "scrape", "sell", "send", "set", "share", "ship", "sign", "skip", "store", "submit", "switch", "text", "tell", "transfer", "treat", "trust", "turn", "unlock", "update", "upload", "view", "visit", "wipe", "wire", "withdraw"]
+_IRREGULAR = {
+    "buy": "bought", "forget": "forgotten forgot", "give": "given gave", "hand": "handed", "let": "let",
+    "pay": "paid", "run": "ran", "send": "sent", "sell": "sold", "set": "set",
+    "show": "shown", "tell": "told", "leak": "leaked", "dump": "dumped", "put": "put",
+}  # fmt: skip
+
+
+def _inflections(verb: str) -> tuple[str, str, str]:
+    """(third person singular, past forms, -ing) of an English verb, by the regular rules."""
+    if verb.endswith("e"):
+        ing, past = verb[:-1] + "ing", verb + "d"
+    elif verb.endswith("y") and verb[-2] not in "aeiou":
+        ing, past = verb + "ing", verb[:-1] + "ied"
+    elif len(verb) <= 4 and verb[-1] in "bdgmnprt" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
+        ing, past = verb + verb[-1] + "ing", verb + verb[-1] + "ed"
+    else:
+        ing, past = verb + "ing", verb + "ed"
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        third = verb + "es"
+    elif verb.endswith("y") and verb[-2] not in "aeiou":
+        third = verb[:-1] + "ies"
+    else:
+        third = verb + "s"
+    return third, " ".join(filter(None, (past, _IRREGULAR.get(verb)))), ing
+
+
+def _alternation(words) -> str:
+    return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
+
+
+_BASE = _alternation(ACTIONS)
+_PARTICIPLE = _alternation(p for v in ACTIONS for p in _inflections(v)[1].split())
+_ANY_FORM = _alternation([*ACTIONS, *(f for v in ACTIONS for f in " ".join(_inflections(v)).split())])
+_B, _E = r"(?<![\w'’-])", r"(?![\w'’-])"
+
+# someone other than the user: who would act on the statement (an agent, a tool, other people)
+AGENTS = (
+    r"(?:the |an |any |this |that |my |their |every )?(?:assistant|agent|ai|a\.i\.|bot|chatbot|model|llm|"
+    r"copilot|system|tool|plugin|integration|automation|workflow|script|gpt|chatgpt|claude|gemini|siri|alexa)s?"
+)
+PEOPLE = (
+    r"anyone|anybody|everyone|everybody|whoever|someone|somebody|nobody|no one"
+    r"|(?:other|all|any|every) (?:users?|people|colleagues|members|employees|staff|customers|clients)"
+)
+ACTORS = f"{AGENTS}|{PEOPLE}"
+_ADVERB = r"(?:\w+ly |always |never |just |only |also |then |still |not |now |immediately |instantly )?"
+_MODAL = r"(?:should|must|shall|may|can|could|will|would|is to|are to|has to|have to|needs? to|ought to|gets? to|is allowed to|are allowed to|is free to)"
+
+_FIRST_PERSON = re.compile(
+    _B
+    + r"(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|mine|myself|we|we're|we’re|us|our|ours|ourselves)"
+    + _E,
+    re.I,
+)
+_SECOND_PERSON = re.compile(
+    _B
+    + r"(?:you|you're|you’re|you'll|you’ll|you've|you’ve|you'd|you’d|your|yours|yourself|yourselves|u|ur|thee|thou)"
+    + _E,
+    re.I,
+)
+_REQUEST = re.compile(
+    r"(?:^|[.;:!?]\s*)(?:please|pls|plz|kindly|do not|don't|don’t|make sure|be sure|remember to|note to self|"
+    r"from now on|going forward|henceforth|hereafter|moving forward|effective immediately)" + _E,
+    re.I,
+)
+# a clause that opens with an action in its base form: "Send ...", "Always approve ...", "...; merge ..."
+_IMPERATIVE = re.compile(
+    r"(?:^|[.;:!?]\s*|,\s*then\s+|\bthen\s+)\W*" + _ADVERB + rf"(?:{_BASE}){_E}(?!\s+(?:is|are|was)\b)",
+    re.I,
+)
+
+
+# another actor who is to do something: "the assistant to reveal", "anyone who asks gets", "agents should"
+def _acting(actors: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"{_B}(?:{actors}){_E}(?:\s+\S+){{0,5}}?\s+(?:to|{_MODAL})\s+{_ADVERB}(?:{_BASE}|be|get|see|read){_E}"
+        rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_ANY_FORM}){_E}",
+        re.I,
+    )
+
+
+# another actor who is to do something: "the assistant to reveal", "agents should", "anyone who asks gets"
+_ACTOR_ACTS = _acting(ACTORS)
+_AGENT_ACTS = _acting(AGENTS)
+_GIVEN_TO = re.compile(
+    rf"{_B}(?:{ACTORS}){_E}\s+(?:who|that|which)\s+(?:\S+\s+){{0,8}}?(?:gets?|receives?|is given|are given|"
+    rf"has access|have access|can see|may see|can read|may read){_E}",
+    re.I,
+)
+# something to be done by someone else: "commands executed", "files to be deleted", "links trusted"
+_DONE_FOR = re.compile(
+    rf"{_B}(?:wants?|prefers?|likes?|expects?|needs?|asks?|requires?|requests?|would like|insists?)"
+    rf"(?:\s+that)?(?:\s+\S+){{0,6}}?\s+(?:to\s+be\s+|be\s+|being\s+)?(?<!\bto\s)(?<!\bget\s)(?<!\bgetting\s)"
+    rf"{_ADVERB}(?:{_PARTICIPLE}){_E}",
+    re.I,
+)
+# a claim to act on others' behalf or data: "authorised to view all accounts", "permission to read"
+_ENTITLED = re.compile(
+    rf"{_B}(?:permission|permissions|consent|authori[sz]ed|authori[sz]ation|allowed|entitled|cleared|"
+    rf"right|rights|licen[cs]e|mandate|approval)\\s+(?:\\S+\\s+){{0,4}}?to\\s+(?:{_BASE}|see|read|access){_E}"
+    rf"|{_B}(?:to|can|could|should|must|may|will|might)\\s+(?:\\w+ly\\s+|always\\s+|also\\s+)?be\\s+"
+    rf"(?:\\w+ly\\s+)?(?:{_PARTICIPLE}){_E}",
+    re.I,
+)
+# a claim to act on others' behalf or data: "authorised to view all accounts", "permission to read"; and
+# what is to be done to something: "can be trusted", "to be deleted"
+_ENTITLED = re.compile(
+    rf"{_B}(?:permission|permissions|consent|authori[sz]ed|authori[sz]ation|allowed|entitled|cleared|"
+    rf"right|rights|licen[cs]e|mandate|approval)\s+(?:\S+\s+){{0,4}}?to\s+(?:{_BASE}|see|read|access){_E}"
+    rf"|{_B}(?:to|can|could|should|must|may|will|might)\s+(?:\w+ly\s+|always\s+|also\s+)?be\s+"
+    rf"(?:\w+ly\s+)?(?:{_PARTICIPLE}){_E}",
+    re.I,
+)
+_UNCHECKED = re.compile(
+    rf"{_B}(?:without|no need (?:for|to)|skipping|bypassing)\s+(?:any\s+|a\s+|further\s+|prior\s+|their\s+)?"
+    r"(?:ask|asking|confirm|confirmation|confirming|approval|approving|check|checks|checking|review|reviewing|"
+    r"verification|verifying|verify|question|questions|prompting|prompt|permission|consent|2fa|mfa|sign-off|"
+    r"double-check|double-checking)"
+    rf"|{_B}(?:on (?:their|his|her|the user's) behalf|in (?:their|his|her) name|automatically|auto-approve[sd]?)"
+    + _E,
+    re.I,
+)
+
+_ACTS = "says what another agent, tool or person is to do"
+_UNCHECKED_REASON = "asks for something to be done without the user's checks"
+_CHECKS = (
+    (_FIRST_PERSON, "written in the first person (a signal is a third-person statement)"),
+    (_SECOND_PERSON, "addressed to someone (second person)"),
+    (_REQUEST, "a request, not a statement about the user"),
+    (_IMPERATIVE, "an imperative: tells someone to do something"),
+    (_ACTOR_ACTS, _ACTS),
+    (_GIVEN_TO, _ACTS),
+    (_DONE_FOR, "asks for something to be done"),
+    (_ENTITLED, "claims a right for itself or asks for something to be done"),
+    (_ENTITLED, "claims a right for itself or asks for something to be done"),
+    (_UNCHECKED, _UNCHECKED_REASON),
+)
+
+
+# the user as the one something is done to ("Wants to be promoted", "Is trying to be approved for a loan"):
+# their own plans, unless what is to be done is a grant ("Wants to be treated as an admin")
+_OWN_PASSIVE = re.compile(
+    r"(?:wants?|wanting|likes?|hopes?|hoping|trying|tries|expects?|going|needs?) to be \w*\s?$", re.I
+)
+_GRANTS = re.compile(r"(?:treated|trusted|given|granted|added|made|allowed|let)\b", re.I)
+
+
+def instruction_shape(text: str) -> str | None:
+    """Why a user's message, in English, reads as an instruction for the agent or someone else to act
+    (another actor acting, something to be done without the user's checks, a claimed right), or None. Not
+    the checks of person or mood: a user may well write "please use British spelling"."""
+    for pattern, reason in ((_AGENT_ACTS, _ACTS), (_GIVEN_TO, _ACTS), (_UNCHECKED, _UNCHECKED_REASON)):
+        if pattern.search(text):
+            return reason
+    return None
+
+
+def _english_reason(text: str) -> str | None:
+    for pattern, reason in _CHECKS:
+        for match in pattern.finditer(text):
+            if pattern in (_ENTITLED, _DONE_FOR) and _OWN_PASSIVE.search(
+                text[: match.end() - len(match[0].split()[-1])]
+            ) and not _GRANTS.match(match[0].split()[-1]):
+                continue
+            return reason
+    return None
