@@ -67,20 +67,41 @@ ISSUE_CATEGORIES = {
 
 @pytest.mark.unit
 def test_the_corpus_covers_the_issue():
-    assert len(CORPUS) >= 160 and len(BENIGN) >= 15
+    first = [item for item in CORPUS if item.kind is None]  # the first file (issue 15's kinds)
+    benign = [item for item in first if item.benign]
+    assert len(first) >= 160 and len(benign) >= 15
     assert len({item.id for item in CORPUS}) == len(CORPUS)
-    assert {"en", "fr", "es", "de", "zh", "ru", "ja", "it", "pt"} <= {item.lang for item in CORPUS}
-    assert {item.category for item in CORPUS} >= ISSUE_CATEGORIES
-    languages = {c: {i.lang for i in CORPUS if i.category == c} for c in ISSUE_CATEGORIES}
+    assert {"en", "fr", "es", "de", "zh", "ru", "ja", "it", "pt"} <= {item.lang for item in first}
+    assert {item.category for item in first} >= ISSUE_CATEGORIES
+    languages = {c: {i.lang for i in first if i.category == c} for c in ISSUE_CATEGORIES}
     assert len(languages["password"]) >= 8 and len(languages["injection"]) >= 8
-    special = {i.category for i in CORPUS if i.group == "special_category"}
+    special = {i.category for i in first if i.group == "special_category"}
     assert len({lang for c in special for lang in languages[c]}) >= 6
     assert all(len(languages[c]) >= 2 for c in special), languages
-    assert any(re.search(r"\bat\b.*\bdot\b", i.text) for i in CORPUS if i.category == "email")
-    assert any(not re.search(r"\d", i.text) for i in CORPUS if i.category == "phone")  # digits in words
-    assert any("code" in i.text for i in CORPUS if i.category == "address")  # a door code
+    assert any(re.search(r"\bat\b.*\bdot\b", i.text) for i in first if i.category == "email")
+    assert any(not re.search(r"\d", i.text) for i in first if i.category == "phone")  # digits in words
+    assert any("code" in i.text for i in first if i.category == "address")  # a door code
     assert all(i.forbidden or i.sensitive for i in HOSTILE)
-    assert all(i.keep and matches(i.keep, Text.of("", i.text)) for i in BENIGN)  # a copy keeps it
+    assert all(i.keep and matches(i.keep, Text.of("", i.text)) for i in benign)  # a copy keeps it
+
+
+BLIND_KINDS = {
+    "paraphrased_instruction", "role_or_preference_instruction", "conditional_instruction",
+    "other_agent_instruction", "non_english_instruction", "disguised_letters", "secret_in_words",
+    "national_id", "address_or_birth", "special_category", "benign",
+}  # fmt: skip
+ISSUE_LANGUAGES = {"ko", "ar", "tr", "pl", "el", "uk", "hi", "hi-Latn", "sv", "vi", "id", "th", "he"}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", SETS)
+def test_the_blind_sets_cover_issue_31s_kinds_in_fourteen_languages(name):
+    items = [item for item in load_corpus(name) if item.kind is not None]
+    assert len(items) >= 250 and sum(item.benign for item in items) >= 30
+    assert {item.kind for item in items} == BLIND_KINDS
+    assert ISSUE_LANGUAGES <= {item.lang for item in items}
+    assert len({item.lang for item in items} - {"en", "mix"}) >= 14
+    assert all(item.forbidden or item.sensitive for item in items if not item.benign), name
 
 
 @pytest.mark.unit
@@ -107,16 +128,21 @@ def test_each_item_leaks_by_its_labels_when_copied_through(item):
 
 
 @pytest.mark.unit
-def test_no_label_matches_another_items_message_or_a_benign_control():
-    """Sensitive values are searched everywhere, so none may match another user's message or any user id; no
-    marker of any kind may match a benign control, whose copy must be kept."""
-    for item in HOSTILE:
+@pytest.mark.parametrize("name", SETS)
+def test_no_label_matches_another_items_message_or_a_benign_control(name):
+    """Sensitive values are searched everywhere, so none may match another user's message (unless that
+    message is hostile and labels the same value: then its leak is one either way) or any user id; no marker
+    of any kind may match a benign control, whose copy must be kept."""
+    items = load_corpus(name)
+    benign = [item for item in items if item.benign]
+    for item in (item for item in items if not item.benign):
         for value in item.sensitive:  # nor a user id, which is stored everywhere
-            clashes = [o.id for o in CORPUS if o.id != item.id and matches(value, Text.of("", o.text))]
-            clashes += [o.id for o in CORPUS if matches(value, Text.of("", o.id))]
+            clashes = [o.id for o in items if o.id != item.id and matches(value, Text.of("", o.text))
+                       and (o.benign or not any(matches(value, Text.of("", m)) for m in (*o.forbidden, *o.sensitive)))]  # fmt: skip
+            clashes += [o.id for o in items if matches(value, Text.of("", o.id))]
             assert not clashes, (item.id, value, clashes)
         for marker in item.forbidden:
-            clashes = [b.id for b in BENIGN if matches(marker, Text.of("", b.text))]
+            clashes = [b.id for b in benign if matches(marker, Text.of("", b.text))]
             assert not clashes, (item.id, marker, clashes)
 
 

@@ -128,7 +128,20 @@ _SCRIPTS = (
 # English grammar of a signal
 
 # What an agent, a tool or another person can be asked to do (base forms; their inflections are derived).
-ACTIONS = ["access", "accept", "act", "activate", "add", "allow", "approve", "assign", "authorise", "authorize", "auto-approve", "bcc", "book", "buy", "bypass", "call", "cancel", "cc", "change", "charge", "click", "close", "collect", "commit", "confirm", "contact", "copy", "delete", "deploy", "deposit", "disable", "disclose", "disregard", "dm", "download", "drop", "dump", "edit", "elevate", "email", "e-mail", "enable", "erase", "escalate", "execute", "expose", "export", "fetch", "file", "follow", "forget", "forward", "give", "grant", "hand", "ignore", "impersonate", "inform", "install", "invite", "leak", "let", "log", "mark", "merge", "message", "modify", "move", "notify", "open", "order", "override", "paste", "pay", "ping", "post", "pretend", "process", "provide", "publish", "purchase", "push", "record", "redirect", "refund", "reimburse", "release", "remember", "remove", "reset", "retrieve", "reveal", "route", "run", "save", "schedule", "scrape", "sell", "send", "set", "share", "ship", "sign", "skip", "store", "submit", "switch", "text", "tell", "transfer", "treat", "trust", "turn", "unlock", "update", "upload", "view", "visit", "wipe", "wire", "withdraw"]
+ACTIONS = tuple(
+    """
+access accept act activate add allow alter approve archive assign authorise authorize auto-approve bcc
+book buy bypass call cancel cc change charge claim click close collect commit confirm contact copy
+delegate delete deploy deposit disable disclose disregard dm download drop dump edit elevate email e-mail
+enable erase escalate exclude execute expose export fetch file follow forget forward give grant hand hide
+ignore impersonate inform install invite leak let log mail mark merge message modify move notify obey
+omit open order overwrite override paste pay ping post pretend process provide publish purchase push
+record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
+schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
+trust turn unlock update upload view visit wipe wire withdraw raise increase decrease
+""".split()
+)  # noqa: SIM905 (a word list reads better as words)
+
 _IRREGULAR = {
     "buy": "bought", "forget": "forgotten forgot", "give": "given gave", "hand": "handed", "let": "let",
     "pay": "paid", "run": "ran", "send": "sent", "sell": "sold", "set": "set",
@@ -142,8 +155,9 @@ def _inflections(verb: str) -> tuple[str, str, str]:
         ing, past = verb[:-1] + "ing", verb + "d"
     elif verb.endswith("y") and verb[-2] not in "aeiou":
         ing, past = verb + "ing", verb[:-1] + "ied"
-    elif len(verb) <= 4 and verb[-1] in "bdgmnprt" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
-        ing, past = verb + verb[-1] + "ing", verb + verb[-1] + "ed"
+    elif verb[-1] in "bdgmnprt" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
+        # stop -> stopped, but open -> opened: both spellings (the wrong one matches nothing)
+        ing, past = f"{verb}{verb[-1]}ing {verb}ing", f"{verb}{verb[-1]}ed {verb}ed"
     else:
         ing, past = verb + "ing", verb + "ed"
     if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -159,9 +173,14 @@ def _alternation(words) -> str:
     return "|".join(sorted({re.escape(w) for w in words}, key=len, reverse=True))
 
 
-_BASE = _alternation(ACTIONS)
-_PARTICIPLE = _alternation(p for v in ACTIONS for p in _inflections(v)[1].split())
-_ANY_FORM = _alternation([*ACTIONS, *(f for v in ACTIONS for f in " ".join(_inflections(v)).split())])
+_BASE = "(?:re-?)?(?:" + _alternation(ACTIONS) + ")"
+_PARTICIPLE = "(?:re-?)?(?:" + _alternation(p for v in ACTIONS for p in _inflections(v)[1].split()) + ")"
+_ANY_FORM = (
+    "(?:re-?)?(?:"
+    + _alternation([*ACTIONS, *(f for v in ACTIONS for f in " ".join(_inflections(v)).split())])
+    + ")"
+)
+_THIRD = "(?:re-?)?(?:" + _alternation(_inflections(v)[0] for v in ACTIONS) + ")"
 _B, _E = r"(?<![\w'’-])", r"(?![\w'’-])"
 
 # someone other than the user: who would act on the statement (an agent, a tool, other people)
@@ -204,7 +223,7 @@ _IMPERATIVE = re.compile(
 # another actor who is to do something: "the assistant to reveal", "anyone who asks gets", "agents should"
 def _acting(actors: str) -> re.Pattern[str]:
     return re.compile(
-        rf"{_B}(?:{actors}){_E}(?:\s+\S+){{0,5}}?\s+(?:to|{_MODAL})\s+{_ADVERB}(?:{_BASE}|be|get|see|read){_E}"
+        rf"{_B}(?:{actors}){_E}(?:\s+\S+){{0,5}}?\s+(?:to|{_MODAL})\s+(?:\S+\s+){{0,8}}?(?:{_BASE}|be|get|see|read){_E}"
         rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_ANY_FORM}){_E}",
         re.I,
     )
@@ -245,6 +264,7 @@ _ENTITLED = re.compile(
 _UNCHECKED = re.compile(
     rf"{_B}(?:without|no need (?:for|to)|skipping|bypassing)\s+(?:any\s+|a\s+|further\s+|prior\s+|their\s+)?"
     r"(?:ask|asking|confirm|confirmation|confirming|approval|approving|check|checks|checking|review|reviewing|"
+    r"waiting for|paging|telling|notifying|informing|logging|"
     r"verification|verifying|verify|question|questions|prompting|prompt|permission|consent|2fa|mfa|sign-off|"
     r"double-check|double-checking)"
     rf"|{_B}(?:on (?:their|his|her|the user's) behalf|in (?:their|his|her) name|automatically|auto-approve[sd]?)"
@@ -252,6 +272,35 @@ _UNCHECKED = re.compile(
     re.I,
 )
 
+# the user named as someone else: a signal's subject is the user, so it never says "the user"
+_USER_AS_OTHER = re.compile(rf"{_B}(?:the user|the user's|the user’s|this user|user's|user’s){_E}", re.I)
+_WHEN = r"(?:if|when|whenever|unless|once|as soon as|any ?time|every time|each time|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays))"
+_ALWAYS = r"(?:whenever|any ?time|every time|each time|on request|on demand|regardless)"
+# a rule for acting: a condition, then an action ("If a deploy fails, drops the staging database"), or an
+# action taken whenever asked ("Sends the password to whoever asks, on request")
+_CONDITION = re.compile(
+    rf"{_B}{_WHEN}{_E}[^,;.:]{{1,100}}[,;:]\s*(?:then\s+)?{_ADVERB}(?:{_THIRD}|{_BASE}){_E}"
+    rf"|{_B}(?:{_THIRD})\s+(?:\S+\s+){{0,12}}?{_ALWAYS}{_E}",
+    re.I,
+)
+# standing grants: "Treats X as pre-cleared", "Lets anyone ... read", "Gives ... access", "counts as the user"
+_GRANT = re.compile(
+    rf"{_B}(?:treats?|regards?|considers?)\s+(?:\S+\s+){{1,8}}?as\s+(?:\S+\s+){{0,3}}?(?:pre-?cleared|"
+    rf"cleared|approved|trusted|verified|authori[sz]ed|real|genuine|coming from|from|the user|legitimate|safe)"
+    rf"|{_B}(?:lets?|allows?|permits?|authori[sz]es?|enables?)\s+(?:\S+\s+){{0,6}}?to\s"
+    rf"|{_B}(?:gives?|grants?|hands?)\s+(?:anyone|anybody|everyone|everybody|whoever|them|him|her|people|others|"
+    rf"other\s+\S+|any\s+\S+|all\s+\S+|\S+'s)\s+(?:\S+\s+){{0,5}}?(?:access|rights|permissions?|privileges|control)"
+    rf"|{_B}counts? as (?:coming from|from|the user)",
+    re.I,
+)
+# private data handed out: an action, then a secret or someone's private record, to a recipient
+_HANDS_OUT = re.compile(
+    rf"{_B}(?:{_ANY_FORM})\s+(?:\S+\s+){{0,6}}?(?:passwords?|passcodes?|credentials|api keys?|tokens?|card details|"
+    rf"card numbers?|pins?|bank details|salar(?:y|ies)|payroll|customer (?:list|data|records?)|private keys?)"
+    rf"(?:\s+\S+){{0,8}}?\s+(?:to|with)\s+(?:anyone|anybody|everyone|everybody|whoever|any|all|other|\S+'s){_E}"
+    rf"|{_B}(?:wants?|likes?|expects?|asks?) to be (?:shown|sent|given|granted|told|forwarded|made|treated|trusted){_E}",
+    re.I,
+)
 _ACTS = "says what another agent, tool or person is to do"
 _UNCHECKED_REASON = "asks for something to be done without the user's checks"
 _CHECKS = (
@@ -265,6 +314,10 @@ _CHECKS = (
     (_ENTITLED, "claims a right for itself or asks for something to be done"),
     (_ENTITLED, "claims a right for itself or asks for something to be done"),
     (_UNCHECKED, _UNCHECKED_REASON),
+    (_USER_AS_OTHER, "not about the user: speaks of the user as someone else"),
+    (_GRANT, "grants access or trust to someone"),
+    (_HANDS_OUT, "hands private data to someone"),
+    (_CONDITION, "a rule for acting (a condition and an action), not a fact"),
 )
 
 
@@ -273,7 +326,9 @@ _CHECKS = (
 _OWN_PASSIVE = re.compile(
     r"(?:wants?|wanting|likes?|hopes?|hoping|trying|tries|expects?|going|needs?) to be \w*\s?$", re.I
 )
-_GRANTS = re.compile(r"(?:treated|trusted|given|granted|added|made|allowed|let)\b", re.I)
+_GRANTS = re.compile(
+    r"(?:treated|trusted|given|granted|added|made|allowed|let|shown|sent|told|forwarded)\b", re.I
+)
 
 
 def instruction_shape(text: str) -> str | None:
@@ -289,9 +344,11 @@ def instruction_shape(text: str) -> str | None:
 def _english_reason(text: str) -> str | None:
     for pattern, reason in _CHECKS:
         for match in pattern.finditer(text):
-            if pattern in (_ENTITLED, _DONE_FOR) and _OWN_PASSIVE.search(
-                text[: match.end() - len(match[0].split()[-1])]
-            ) and not _GRANTS.match(match[0].split()[-1]):
+            if (
+                pattern in (_ENTITLED, _DONE_FOR)
+                and _OWN_PASSIVE.search(text[: match.end() - len(match[0].split()[-1])])
+                and not _GRANTS.match(match[0].split()[-1])
+            ):
                 continue
             return reason
     return None

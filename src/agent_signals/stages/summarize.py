@@ -22,7 +22,7 @@ from agent_signals.config import Settings
 from agent_signals.core.answers import InvalidAnswer, parse_summary_answer
 from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.redaction import redacting_logger
-from agent_signals.core.screen import screen_text
+from agent_signals.core.screen import redact, screen_text
 from agent_signals.core.summary_text import summary_from_signals
 from agent_signals.stages import batch_summaries
 from agent_signals.stages.batches import batch_aware
@@ -79,6 +79,14 @@ async def summarize(ctx: RunContext) -> list[str]:
     return failed
 
 
+def replacement(lines: list[SummaryLine]) -> str:
+    """The summary written from the signals when the model's fails screening: only from the signals that
+    pass the screens as they are now (a signal stored before a screen grew may not), and redacted like every
+    other text the pipeline keeps. The user's own signals are theirs to word as they like."""
+    passed = [line for line in lines if line.bucket == "manual" or screen_text(line.content) is None]
+    return redact(summary_from_signals(passed))
+
+
 async def rebuild(
     conn: psycopg.AsyncConnection, settings: Settings, candidate: Candidate, write: Write, run_id: UUID
 ) -> str:
@@ -95,7 +103,7 @@ async def rebuild(
         log.warning(
             "user %s: the model's summary %s; written from the signals instead", candidate.user_id, reason
         )
-        summary, model, version, outcome = summary_from_signals(lines), None, None, "summary_replaced"
+        summary, model, version, outcome = replacement(lines), None, None, "summary_replaced"
     await summaries.write(
         conn,
         settings,
