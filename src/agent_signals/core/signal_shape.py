@@ -128,8 +128,7 @@ _SCRIPTS = (
 # English grammar of a signal
 
 # What an agent, a tool or another person can be asked to do (base forms; their inflections are derived).
-ACTIONS = tuple(
-    """
+_ACTION_WORDS = """
 access accept act activate add allow alter approve archive assign authorise authorize auto-approve bcc
 book buy bypass call cancel cc change charge claim click close collect commit confirm contact copy
 delegate delete deploy deposit disable disclose disregard dm download drop dump edit elevate email e-mail
@@ -139,8 +138,8 @@ omit open order overwrite override paste pay ping post pretend process provide p
 record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
 schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
 trust turn unlock update upload view visit wipe wire withdraw raise increase decrease
-""".split()
-)  # noqa: SIM905 (a word list reads better as words)
+"""
+ACTIONS = tuple(_ACTION_WORDS.split())
 
 _IRREGULAR = {
     "buy": "bought", "forget": "forgotten forgot", "give": "given gave", "hand": "handed", "let": "let",
