@@ -99,7 +99,7 @@ def test_the_blind_sets_cover_issue_31s_kinds_in_fourteen_languages(name):
     items = [item for item in load_corpus(name) if item.kind is not None]
     assert len(items) >= 250 and sum(item.benign for item in items) >= 30
     assert {item.kind for item in items} == BLIND_KINDS
-    assert ISSUE_LANGUAGES <= {item.lang for item in items}
+    assert {item.lang for item in items} >= ISSUE_LANGUAGES
     assert len({item.lang for item in items} - {"en", "mix"}) >= 14
     assert all(item.forbidden or item.sensitive for item in items if not item.benign), name
 
