@@ -111,6 +111,18 @@ BLOBS: list[tuple[re.Pattern[str], Callable[[str], bool] | None]] = [
     (re.compile(r"\b[01]{8}(?:\s+[01]{8}){3,}\b|\b[01]{32,}\b"), None),  # binary
 ]
 
+BLOB_MARKER = "[encoded blob redacted]"
+
+
+def redact_blobs(text: str) -> str:
+    """The text with each encoded blob (BLOBS, as instruction_reason finds them) replaced by BLOB_MARKER."""
+    if len(text) < 16:  # the shortest blob BLOBS finds: 16 hex digits
+        return text
+    for blob, check in BLOBS:
+        text = blob.sub(lambda m, check=check: BLOB_MARKER if check is None or check(m[0]) else m[0], text)
+    return text
+
+
 _GROUP = re.compile(r"<([a-z_]+)>")
 _UPPER = re.compile(r"(?<!\\)[A-Z]")  # \W, \S ... are escapes, not letters
 _NON_LATIN = re.compile("[^\x00-\u024f]")  # the other tables need a letter of another script to match

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import polars as pl
 
 from agent_signals.core.batching import KnownSignal, is_pipeline_output
-from agent_signals.core.instructions import instruction_reason
+from agent_signals.core.instructions import instruction_reason, redact_blobs
 from agent_signals.core.sensitive import findings, sensitive_kinds
 from agent_signals.core.sensitive import redact as redact_sensitive
 from agent_signals.core.special import redact_special, special_categories
@@ -36,9 +36,10 @@ from agent_signals.core.validate import Proposal
 
 
 def redact(text: str) -> str:
-    """A text with its secrets, identifiers, contact data and special-category clauses replaced by
-    `[<kind> redacted]`: evidence quotes, and everything the pipeline keeps or logs beside the signals."""
-    return redact_special(redact_sensitive(text))
+    """A text with its secrets, identifiers, contact data, encoded blobs and special-category clauses
+    replaced by `[<kind> redacted]`: evidence quotes, and everything the pipeline keeps or logs beside the
+    signals (a blob is redacted because what it encodes cannot be screened)."""
+    return redact_special(redact_sensitive(redact_blobs(text)))
 
 
 def is_instruction(content: str) -> bool:
