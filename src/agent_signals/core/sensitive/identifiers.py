@@ -7,10 +7,10 @@
 - a token of letters and digits (6 to 20 characters, at least 4 digits) that a module of python-stdnum's
   whole catalogue validates (every country module with `is_valid`, over 200: Indian PAN, Spanish DNI,
   Irish PPS...), in the module's own format (its `is_valid` compacts and checks the length and the
-  letters' places). A number of 6 to 8 digits only counts when a word for an identity number stands
-  near (cues.py) or the module's check is strong for its shape (random numbers of that shape seldom
-  pass it: estimated once per module and shape, `_pass_rate`): a short number passes one of 200
-  modules' checks by chance.
+  letters' places). Without a word for an identity number near (cues.py), a module's check must say
+  something for the token's shape (random tokens of that shape fail it often enough: estimated once per
+  module and shape, `_pass_rate`): a module that checks only the length counts no token, and a number
+  of 6 to 8 digits needs a strong check, as it passes one of 200 modules' weaker checks by chance.
 - a passport number: a token of letters and digits (6 to 9 characters) within a sentence of the word for
   "passport" or "travel document" in thirty languages (cues.py), or of the shapes most passports use
   anywhere; a passport's machine-readable zone (ICAO 9303) anywhere.
@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from functools import cache
 from types import ModuleType
 
-from stdnum.util import get_number_modules
+from stdnum import isbn
+from stdnum.util import get_module_name, get_number_modules
 
 from agent_signals.core.sensitive.cues import ID_WORDS, PASSPORT_WORDS, cue
 from agent_signals.core.sensitive.finding import Finding
@@ -82,7 +83,7 @@ def _ordinary_number(text: str, match: re.Match[str]) -> bool:
         set(re.sub(r"\d", "", run)) == {"."} and len(groups) >= 3 and len(groups[0]) <= 2
     ):
         return True  # an address on a network, a version ("10.0.19045.3803")
-    if _VERSION_BEFORE.search(text, 0, match.start()):
+    if _VERSION_BEFORE.search(text, 0, match.start()) or _isbn(run):
         return True
     if _CURRENCY_BEFORE.search(text, max(0, match.start() - 5), match.start()):
         return True
@@ -92,6 +93,10 @@ def _ordinary_number(text: str, match: re.Match[str]) -> bool:
         return True  # "8 400 000", "12.500.000"
     halves = re.split(r"\s?[-–]\s?", run)
     return len(halves) == 2 and all(h.endswith("00") for h in halves)  # "100000-150000"
+
+
+def _isbn(run: str) -> bool:
+    return run.startswith(("978", "979")) and isbn.is_valid(run)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -105,14 +110,32 @@ _LETTER = re.compile("[A-Za-z]")
 _HEX = re.compile("0x", re.I)
 _CUE_REACH = 40
 _STRONG = 0.005  # the share of random numbers of a shape that a module may pass and its check still count
+# ... and of random tokens with letters: a module that checks nothing but the length (a securities code,
+# an excise number) passes them all; an Indian PAN's fourth letter is one of ten, 0.4 pass.
+_CHECKS_SOMETHING = 0.6
 _SAMPLES = 100
+
+
+# Country modules that number things, not people or their accounts: postal codes, securities, goods,
+# payment slips, meters, plots of land, receipts, classifications; and the bare check algorithms.
+_NOT_PEOPLE = re.compile(
+    r"postal|postcode|postleitzahl|excise|stock exchange|wertpapier|securit|nace|banknote|ec number|creditor"
+    r"|payment slip|ogm|leitweg|meter point|real estate|comprobante|routing|iso 7064|activity establishment",
+    re.I,
+)
 
 
 @cache
 def _catalogue() -> tuple[ModuleType, ...]:
     """Every country module of python-stdnum that validates a number (its generic modules, ISBNs,
-    ISINs, EANs and the like, name things that are not people)."""
-    return tuple(m for m in get_number_modules() if m.__name__.count(".") == 2 and hasattr(m, "is_valid"))
+    ISINs, EANs and the like, name things that are not people), less those of _NOT_PEOPLE."""
+    return tuple(
+        m
+        for m in get_number_modules()
+        if m.__name__.count(".") == 2
+        and hasattr(m, "is_valid")
+        and not _NOT_PEOPLE.search(f"{m.__name__} {get_module_name(m)}")
+    )
 
 
 def find_catalogue_ids(text: str) -> Iterator[Finding]:
@@ -122,18 +145,19 @@ def find_catalogue_ids(text: str) -> Iterator[Finding]:
         compact = token.replace("-", "")
         if not 6 <= len(compact) <= 20 or (compact.isdigit() and len(compact) >= MIN_RUN_DIGITS):
             continue  # long runs of digits are judged above
-        if sum(c.isdigit() for c in compact) < (4 if _LETTER.search(compact) else 6) or _HEX.match(token):
-            continue  # 5 letters and 4 digits and a letter: a PAN; a number needs 6 digits
+        digits = sum(c.isdigit() for c in compact)
+        if digits < 6 and not (digits >= 4 and len(compact) >= 10 and _LETTER.search(compact)):
+            continue  # a number needs 6 digits; an Indian PAN has 5 letters, 4 digits and a letter
+        if _HEX.match(token):
+            continue
         valid = [m for m in _catalogue() if _is_valid(m, token)]
         if not valid:
-            continue
-        if not compact.isdigit():
-            yield Finding("national_id", match.start(), match.end())  # the module's own format
             continue
         if cues is None:
             cues = [m.span() for m in _ID_CUE.finditer(text)]
         near = any(s - _CUE_REACH <= match.start() and match.end() <= e + _CUE_REACH for s, e in cues)
-        if near or any(_pass_rate(m, _shape(token)) <= _STRONG for m in valid):
+        limit = _STRONG if compact.isdigit() else _CHECKS_SOMETHING
+        if near or any(_pass_rate(m, _shape(token)) <= limit for m in valid):
             yield Finding("national_id", match.start(), match.end())
 
 

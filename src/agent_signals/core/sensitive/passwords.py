@@ -30,7 +30,7 @@ _MIN_BITS = 20  # Shannon entropy of the token times its length: "aaaa1111!!" ha
 # What a token with a symbol may be that is not a password: an address, a path, an assignment, a sum,
 # a quantity ("10+", "50%", "$5", "5*"), an acronym joined by "&" ("AT&T", "R&D"), a language ("C++").
 _ORDINARY_WITH_SYMBOL = re.compile(
-    r"://|^www\.|^[@#$€£¥₹]|[\w.+-]+@[\w-]+\.\w|^[\w.-]+=|\d[+%*]|[+%*]\d|^\d+[xX×*]\d|\b[A-Z]{1,3}&[A-Z]{1,3}\b"
+    r"://|^www\.|^[@#$€£¥₹]|[\w.+-]+@[\w-]+\.\w|^[\w.-]+=|\d[+%*]|[+%*]\d|^\d+[xX×*]\d|\b[A-Z]{1,3}&[A-Z]{1,3}(?![a-z])"
     r"|\b[A-Za-z]\+\+|\b[A-Za-z]#|&(?:amp|lt|gt|quot|#\d+);|\?\w+=|\.(?:com|org|net|io|html?|php|py|js|md|pdf|png|jpe?g)\b",
     re.I,
 )
@@ -99,6 +99,7 @@ _MARK = re.compile(r"^[:=：—–-]+$")
 _LATIN_HEAD = re.compile(r"^[\x21-\x7e]+")
 _NON_LATIN = re.compile(r"[^\x00-\u024f]")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+_PREFIXED_NUMBER = re.compile(r"^[\u0590-\u06ff]{1,2}-(?=\d)")
 # A value that is a quantity, a version, a model or an ordinal, not a secret ("3x", "v2", "2FA", "4K").
 _NOT_A_VALUE = re.compile(
     r"^(?:v?\d+(?:[.,]\d+)+\w*|(?:19|20)\d\d[-–/](?:19|20)?\d\d|\d+(?:[.,]\d+)?[^\W\d_]{1,3}|[A-Z]{1,4}-?\d{1,4}[a-z]?)$"
@@ -132,8 +133,13 @@ def _value_after(text: str, at: int, weak: bool) -> tuple[int, int] | None:
         if value.endswith((":", "：", "=")):
             marked = True
             continue
-        value = _trim(value)
+        prefix = _PREFIXED_NUMBER.match(value)  # "ל-300": "to 300"
+        if prefix:
+            value, start = value[prefix.end() :], start + prefix.end()
+        raw, value = value, _trim(value)
         after = tokens[i + 1]["plain"] if i + 1 < len(tokens) and tokens[i + 1]["plain"] else ""
+        if raw != value or not text[token.end() : token.end() + 1].isspace():
+            after = ""  # "4490, unutursam sor": the value ends its clause
         if value and _is_value(value, marked, weak, i, after):
             return start, start + len(value)
         if marked:

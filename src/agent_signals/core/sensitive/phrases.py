@@ -18,12 +18,13 @@ from collections.abc import Iterator
 from functools import cache
 from itertools import pairwise
 
+import regex
 from mnemonic import Mnemonic
 
 from agent_signals.core.sensitive.finding import Finding
 
 _PHRASE_LENGTHS = (24, 21, 18, 15, 12)
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = regex.compile(r"[\p{L}\p{M}]+")  # `re` cuts a word at a combining mark (a decomposed "é", "ご")
 
 
 @cache
@@ -33,13 +34,22 @@ def _word_lists() -> tuple[frozenset[str], ...]:
     )
 
 
+@cache
+def _any_list() -> frozenset[str]:
+    """The words of every list, folded and as written (most words are looked up without folding)."""
+    lists = _word_lists()
+    return frozenset().union(*lists, *(Mnemonic(lang).wordlist for lang in Mnemonic.list_languages()))
+
+
 def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def find_recovery_phrases(text: str) -> Iterator[Finding]:
+    if text.count(" ") + text.count("\u3000") < _PHRASE_LENGTHS[-1] - 1:
+        return
     words = list(_WORD.finditer(text))
-    if len(words) < _PHRASE_LENGTHS[-1]:
+    if len(words) < _PHRASE_LENGTHS[-1] or not _long_run(words):
         return
     folded = [_fold(w[0]) for w in words]
     for listed in _word_lists():
@@ -53,7 +63,18 @@ def find_recovery_phrases(text: str) -> Iterator[Finding]:
             start = max(end, start + 1)
 
 
-def _apart(text: str, words: list[re.Match[str]], start: int, at: int) -> bool:
+def _long_run(words: list[regex.Match[str]]) -> bool:
+    """Twelve words in a row that some list has: one look-up a word, before any list is tried alone."""
+    known, run = _any_list(), 0
+    for word in words:
+        lowered = word[0].casefold()
+        run = run + 1 if lowered in known or (not lowered.isascii() and _fold(lowered) in known) else 0
+        if run >= _PHRASE_LENGTHS[-1]:
+            return True
+    return False
+
+
+def _apart(text: str, words: list[regex.Match[str]], start: int, at: int) -> bool:
     """A word of one character (a Chinese list's) counts only apart from the word before it."""
     word = words[at]
     if len(word[0]) > 1 or at == start:
@@ -78,6 +99,8 @@ def find_backup_codes(text: str) -> Iterator[Finding]:
         codes = list(_ONE_CODE.finditer(match[0]))
         if len({_shape(code[0]) for code in codes}) != 1 or _CURRENCY.search(text, 0, match.start()):
             continue
+        if any(code[0].endswith("00") for code in codes):
+            continue  # "250000, 300000": round amounts, not random codes
         gaps = [match[0][a.end() : b.start()] for a, b in pairwise(codes)]
         if " " in codes[0][0] and any(not gap.strip() and "\n" not in gap for gap in gaps):
             continue  # "1234 5678 9012 3456": one number in groups, not codes in a list

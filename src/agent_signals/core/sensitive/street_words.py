@@ -15,9 +15,9 @@ WORD_FIRST = "|".join(
         r"rua|travessa|pra[çc]a|estrada|alameda",  # pt
         r"strada|str\.|bulevardul|bd\.|calea|aleea|[șş]oseaua|soseaua|splaiul|pia[țţ]a",  # ro
         r"ulica|ul\.|aleja|al\.|plac|pl\.|osiedle|os\.",  # pl
-        r"ulice|ul\.|n[áa]m[ěe]st[íi]|n[áa]m\.|t[řr][íi]da|n[áa]b[řr]e[žz][íi]",  # cs, sk
-        r"улица|ул\.|проспект|пр-т|просп\.|переулок|пер\.|бульвар|б-р|шоссе|площадь|пл\.|набережная|наб\.",  # ru
-        r"вулиця|вулиці|вул\.|проспект|просп\.|провулок|пров\.|бульвар|бульв\.|площа|набережна",  # uk
+        r"ulice|ulici|ul\.|n[áa]m[ěe]st[íi]|n[áa]m\.|t[řr][íi]da|n[áa]b[řr]e[žz][íi]",  # cs, sk
+        r"улица|улице|улицу|ул\.|проспект|проспекте|пр-т|просп\.|переулок|пер\.|бульвар|б-р|шоссе|площадь|пл\.|набережная|наб\.",  # ru
+        r"вулиця|вулиці|вулицю|вул\.|проспект|просп\.|провулок|пров\.|бульвар|бульв\.|площа|набережна",  # uk
         r"булевард|бул\.",  # bg
         r"οδός|οδό|οδού|οδ\.|λεωφόρος|λεωφόρο|λεωφόρου|λεωφ\.|πλατεία|πλατεία[ς]",  # el
         r"jalan|jln\.?|jl\.|gang|gg\.|lorong|lrg\.|persiaran|lebuh|komplek|perumahan",  # id, ms
@@ -62,7 +62,7 @@ NUMBER_FIRST = r"đường|phố|ngõ|hẻm|ถนน|ซอย|شارع|طري�
 # "No. 5", "nr 12", "n° 3", "д. 5", "số 12", "เลขที่ 99/1", "번지": what may stand before the number.
 NUMBER_MARK = (
     r"(?:building|bldg\.?|block|edificio|b[âa]timent|geb[äa]ude|корпус|блок|bina|blok|عمارة|بناية|مبنى|בניין)\s*"
-    r"|no\.?:?|nr\.?|n[º°o]\.?|#|д\.|дом|буд\.|číslo|č\.|số|เลขที่|מס['׳]?|رقم|نمبر|नं\.?|नंबर|h\.? ?no\.?"
+    r"|no\.?:?|nr\.?|n[º°o]\.?|#|д\.|дом|дом\s?№|№|буд\.|číslo|č\.|số|เลขที่|מס['׳]?|رقم|نمبر|नं\.?|नंबर|h\.? ?no\.?"
 )
 # What a number before may count instead of a house: a time, a distance, people, money, a year.
 NOT_HOUSE_NUMBER = "|".join(
