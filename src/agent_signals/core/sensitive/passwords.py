@@ -87,8 +87,8 @@ def _unwrap(token: str, start: int) -> tuple[str, int]:
 # ---------------------------------------------------------------------------------------------------
 # A value stated after the word for a password, in any language
 
-_PASSWORD_CUE = cue(PASSWORD_WORDS)
-_CODE_CUE = cue(CODE_WORDS)
+# One scan for both tables: a bare "code" (weak) only where no word for a password starts.
+_CUES = re.compile(rf"(?P<strong>{cue(PASSWORD_WORDS).pattern})|{cue(CODE_WORDS).pattern}", re.I)
 _REACH = 80  # characters after the cue where its value may stand
 _MAX_WORDS = 6  # words between the cue and its value ("mật khẩu wifi nhà mình là meomeo2020")
 _CLAUSE_END = re.compile(r"\n|[。！？；]|[.!?;](?=\s|$)")
@@ -110,11 +110,10 @@ _WORD = re.compile(r"^[^\W\d_]+$")
 def find_stated_values(text: str) -> Iterator[Finding]:
     """ "<word for password> [up to six words] [mark or copula] <value>": the value has a digit or a
     symbol, or is quoted, or follows a mark (":", "="); after a bare "code", only a value after a mark."""
-    for pattern, weak in ((_PASSWORD_CUE, False), (_CODE_CUE, True)):
-        for match in pattern.finditer(text):
-            found = _value_after(text, match.end(), weak)
-            if found:
-                yield Finding("password", *found)
+    for match in _CUES.finditer(text):
+        found = _value_after(text, match.end(), weak=match["strong"] is None)
+        if found:
+            yield Finding("password", *found)
 
 
 def _value_after(text: str, at: int, weak: bool) -> tuple[int, int] | None:
