@@ -1,9 +1,13 @@
-"""False positives of the instruction screen (core/instructions.py) on benign text: what it would quarantine
-among ordinary chat messages, gold facts and what the offline model writes, none of which is hostile.
+"""False positives of the text screens on benign text: what the instruction screen (core/instructions.py)
+would quarantine and what the sensitive-data screen (core/sensitive/, `sensitive_kinds`) would reject among
+ordinary chat messages, gold facts and what the offline model writes, none of which is hostile.
 
 Sources: msc-valid's user messages and gold facts (a model fooled into copying a message verbatim makes
 the message a candidate); the offline model's candidates and summaries over msc-valid, the hand-written
-workplace set (eval/workplace-signals.json) and the demo data. Pure Python: no database, no model server.
+workplace set (eval/workplace-signals.json) and the demo data. The sensitive screen is also run on the
+hostile corpora (tests/data/hostile_corpus.json and, when it exists, /work/corpus/hostile_dev.json): their
+benign items count as false positives, their secret, identifier and contact items as misses when nothing
+is found. Pure Python: no database, no model server.
 
     python bench/screen_false_positives.py [--data ../shared/data/msc-valid.json] [--show 20]
 """
@@ -25,6 +29,7 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
 from agent_signals.core.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.prompts import SummaryLine  # noqa: E402
 from agent_signals.core.screen import screen_text  # noqa: E402
+from agent_signals.core.sensitive import sensitive_kinds  # noqa: E402
 from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
@@ -53,15 +58,75 @@ def demo_set(users: int) -> tuple[list[dict], list[dict]]:
     return [{"user_id": demo_data.user_id(i), "facts": []} for i in range(users)], conversations
 
 
+HOSTILE_CORPORA = (ROOT / "tests" / "data" / "hostile_corpus.json", Path("/work/corpus/hostile_dev.json"))
+FOUND_GROUPS = frozenset({"secret", "identifier", "contact"})  # the groups the sensitive screen must find
+
+
+def sensitive_sources(
+    msc: dict, workplace: dict, demo_conversations: list[dict]
+) -> dict[str, tuple[list[str], bool]]:
+    """Texts for the sensitive screen: name -> (texts, whether a flag is wanted). Benign sources count
+    flagged texts (false positives); the hostile corpora's secret, identifier and contact items count
+    the texts flagged too, so that their misses are the texts minus the flagged."""
+    sources: dict[str, tuple[list[str], bool]] = {}
+    for name, data in (("msc-valid", msc), ("workplace", workplace)):
+        sources[f"{name} user messages"] = (_user_messages(data["conversations"]), False)
+        sources[f"{name} gold facts"] = ([f["text"] for u in data["users"] for f in u["facts"]], False)
+    sources["demo user messages"] = (_user_messages(demo_conversations), False)
+    for path in HOSTILE_CORPORA:
+        if path.exists():
+            items = json.loads(path.read_text())["items"]
+            label = path.stem
+            sources[f"{label} benign"] = ([i["text"] for i in items if i["group"] == "benign"], False)
+            wanted = [i["text"] for i in items if i["group"] in FOUND_GROUPS]
+            sources[f"{label} secret/id/contact"] = (wanted, True)
+    return sources
+
+
+def _user_messages(conversations: list[dict]) -> list[str]:
+    return [m["content"] for c in conversations for m in c["messages"] if m["role"] == "user"]
+
+
+def report_sensitive(sources: dict[str, tuple[list[str], bool]], show: int) -> None:
+    """Flagged counts, the time per text, and the flagged benign texts (the missed hostile ones)."""
+    print(f"\nsensitive_kinds{'':<19} {'texts':>7} {'flagged':>7} {'missed':>7} {'ms/text':>7}")
+    listed: dict[str, list[tuple[str, str]]] = {}
+    for name, (texts, wanted) in sources.items():
+        started = time.perf_counter()
+        kinds = [sensitive_kinds(text) for text in texts]
+        ms = (time.perf_counter() - started) / max(len(texts), 1) * 1000
+        flagged = sum(bool(k) for k in kinds)
+        missed = "" if not wanted else str(len(texts) - flagged)
+        print(f"{name:<34} {len(texts):>7} {flagged:>7} {missed:>7} {ms:>7.2f}")
+        listed[name] = [
+            (",".join(k) or "missed", text) for text, k in zip(texts, kinds, strict=True) if bool(k) != wanted
+        ]
+    for name, texts in listed.items():
+        if texts:
+            print(
+                f"\n{name}: " + ", ".join(f"{r} {n}" for r, n in Counter(r for r, _ in texts).most_common())
+            )
+            for reason, text in texts[:show]:
+                print(f"  [{reason}] {text[:200]!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "msc-valid.json")
     parser.add_argument("--demo-users", type=int, default=200)
     parser.add_argument("--show", type=int, default=10, help="flagged texts listed per source")
+    parser.add_argument(
+        "--show-sensitive", type=int, default=200, help="texts the sensitive screen got wrong, per source"
+    )
+    parser.add_argument("--only-sensitive", action="store_true", help="skip the instruction screen")
     args = parser.parse_args()
 
     msc = json.loads(args.data.read_text())
     workplace = json.loads((ROOT / "eval" / "workplace-signals.json").read_text())
+    demo_users, demo_conversations = demo_set(args.demo_users)
+    report_sensitive(sensitive_sources(msc, workplace, demo_conversations), args.show_sensitive)
+    if args.only_sensitive:
+        return
     sources: dict[str, tuple[list[str], object]] = {}
     for name, data in (("msc-valid", msc), ("workplace", workplace)):
         messages = [m["content"] for c in data["conversations"] for m in c["messages"] if m["role"] == "user"]
@@ -73,11 +138,11 @@ def main() -> None:
         contents, summaries = offline_outputs(data["users"], data["conversations"])
         sources[f"{name} offline candidates"] = (contents, instruction_reason)
         sources[f"{name} offline summaries"] = (summaries, screen_text)
-    contents, summaries = offline_outputs(*demo_set(args.demo_users))
+    contents, summaries = offline_outputs(demo_users, demo_conversations)
     sources["demo offline candidates"] = (contents, instruction_reason)
     sources["demo offline summaries"] = (summaries, screen_text)
 
-    print(f"{'source':<34} {'texts':>7} {'flagged':>7} {'ms/text':>7}")
+    print(f"\n{'source':<34} {'texts':>7} {'flagged':>7} {'ms/text':>7}")
     flagged_all: dict[str, list[tuple[str, str]]] = {}
     for name, (texts, judge) in sources.items():
         started = time.perf_counter()
