@@ -39,7 +39,7 @@ def redact(text: str) -> str:
     """A text with its secrets, identifiers, contact data, encoded blobs and special-category clauses
     replaced by `[<kind> redacted]`: evidence quotes, and everything the pipeline keeps or logs beside the
     signals (a blob is redacted because what it encodes cannot be screened)."""
-    return redact_special(redact_sensitive(redact_blobs(text)))
+    return redact_special(redact_blobs(redact_sensitive(text)))
 
 
 def is_instruction(content: str) -> bool:
