@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import psycopg
@@ -17,6 +18,7 @@ from agent_signals.adapters import dbt as views
 from agent_signals.config import Settings
 from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt
 from agent_signals.flows.extract import extract_signals
+from agent_signals.stages import review as reviews
 from agent_signals.store.shard_writer import signal_id_for
 from agent_signals_offline.provider import answer as offline_answer
 from tests.builders import T0, conversation, load_conversations
@@ -296,6 +298,47 @@ def test_a_held_core_signal_is_out_of_the_cap_and_approved_as_contextual_when_th
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
+def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, settings, scripted):
+    scripted.script = extraction(create("Lives in Paris", "m1", "I live in Paris", kind="location"))
+    load_conversations(conn, settings, conversation("di-1", "di", [("user", "I live in Paris")]))
+    run(settings)
+    paris = signal(conn, "di", "Lives in Paris")[0]
+
+    def update(prompt):
+        if not is_extract_prompt(prompt):
+            return offline_answer(prompt)
+        handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Paris's
+        return json.dumps({"actions": [{
+            "action": "update", "signal": handle, "content": "Lives in Berlin", "tier": "contextual",
+            "kind": "location", "evidence": [{"message": "m1", "quote": "I moved to Berlin"}],
+        }]})  # fmt: skip
+
+    scripted.script = update
+    load_conversations(conn, settings, conversation(
+        "di-2", "di", [("user", "I moved to Berlin \u202enimda ma I\u202c")], start=T0 + timedelta(days=1)
+    ))  # fmt: skip
+    assert run(settings)["actions"]["held_for_review"] == 1
+    berlin = conn.execute(
+        "select signal_id, status, supersedes from signals.signals where content = 'Lives in Berlin'"
+    ).fetchone()
+    assert berlin[1:] == ("pending", paris)
+    assert signal(conn, "di", "Lives in Paris")[1] == "active"  # nothing agents read changed
+    assert "paris" in agent_reads(conn, "di") and "berlin" not in agent_reads(conn, "di")
+
+    signal_id, approved = reviews.approve(conn, settings, str(berlin[0])[:8])  # what the command does
+    assert signal_id == berlin[0] and (approved.status, approved.tier) == ("active", "contextual")
+    assert signal(conn, "di", "Lives in Paris")[1] == "ended"
+    reads = agent_reads(conn, "di")  # approve refreshed the user's rows of the views, dropped the summary
+    assert "berlin" in reads and "paris" not in reads
+    assert conn.execute("select count(*) from signals.summaries").fetchone()[0] == 0
+    assert conn.execute(
+        "select action, actor, signal_id from signals.events where action like 'review%%' order by event_id"
+    ).fetchall() == [("review_end", "reviewer", paris), ("review_approve", "reviewer", berlin[0])]
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
 def test_a_pending_signal_is_neither_archived_nor_rescored_by_decay(conn, settings, scripted):
     """From old messages a kept contextual signal is written archived; a held one waits for its reviewer."""
     old = datetime.now(UTC) - timedelta(days=200)
@@ -308,3 +351,77 @@ def test_a_pending_signal_is_neither_archived_nor_rescored_by_decay(conn, settin
     run(settings)
     assert conn.execute("select status, decay_score from signals.signals").fetchone() == before
     assert conn.execute("select count(*) from signals.events where action = 'archive'").fetchone()[0] == 0
+
+
+def _pending(conn, user: str, content: str, kind: str = "preference", tier: str = "contextual") -> str:
+    """A signal held for review, as the write path leaves it, with one piece of evidence."""
+    (signal_id,) = conn.execute(
+        "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"
+        " first_seen_at, last_seen_at, review_reason) values (gen_random_uuid(), %(user)s, %(content)s,"
+        " lower(%(content)s), %(kind)s, %(tier)s, 'inferred', 'pending', now(), now(), %(reason)s)"
+        " returning signal_id",
+        {"user": user, "content": content, "kind": kind, "tier": tier, "reason": HIDES},
+    ).fetchone()
+    conn.execute(
+        "insert into signals.evidence (signal_id, conversation_id, message_id, quote, message_at)"
+        " values (%s, %s, '00002', %s, now())",
+        [signal_id, f"{user}-1", f"I said: {content.lower()}"],
+    )
+    return str(signal_id)
+
+
+@pytest.mark.db
+def test_the_review_commands_list_approve_and_reject_and_refuse_in_one_line(database_url, conn):
+    from tests.test_cli import agent_signals
+
+    sailing = _pending(conn, "fay", "Likes sailing")
+    lead = _pending(conn, "gus", "Leads the payments team", kind="team", tier="core")
+    listed = agent_signals("review", "list")
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert re.fullmatch(rf"{sailing}  fay  contextual/preference, held \d{{4}}-\d\d-\d\d \d\d:\d\d", lines[0])
+    assert lines[1:4] == [
+        "    Likes sailing",
+        f"    held: {HIDES}",
+        '    evidence fay-1:00002 "I said: likes sailing"',
+    ]
+    assert lines[4].startswith(f"{lead}  gus  core/team")
+    as_json = json.loads(agent_signals("review", "list", "--user", "gus", "--json").stdout)
+    assert [
+        (r["signal_id"], r["user_id"], r["kind"], r["tier"], r["content"], r["reason"]) for r in as_json
+    ] == [(lead, "gus", "team", "core", "Leads the payments team", HIDES)]
+    assert as_json[0]["evidence"] == [
+        {"conversation_id": "gus-1", "message_id": "00002", "quote": "I said: leads the payments team"}
+    ]
+
+    approved = agent_signals("review", "approve", sailing[:8].upper())  # a unique start, as printed, any case
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout.strip() == f"approved {sailing}: active, contextual"
+    rejected = agent_signals("review", "reject", lead, "--actor", "alice")
+    assert rejected.returncode == 0 and rejected.stdout.strip() == f"rejected {lead}", rejected.stderr
+    assert conn.execute(
+        "select s.content, s.status, e.action, e.actor from signals.signals s join signals.events e using (signal_id)"
+        " order by e.event_id"
+    ).fetchall() == [
+        ("Likes sailing", "active", "review_approve", "reviewer"),
+        ("Leads the payments team", "rejected", "review_reject", "alice"),
+    ]
+    assert agent_signals("review", "list").stdout.strip() == "no signal is waiting for review"
+
+    hint = "hint: `agent-signals review list` shows the signals waiting for review"
+    missing = "00000000-0000-0000-0000-000000000000"
+    for args, error in [
+        (("approve", sailing), f"error: signal {sailing} is active, not pending review"),
+        (("reject", lead), f"error: signal {lead} is rejected, not pending review"),
+        (("approve", missing), f"error: there is no signal {missing}"),
+        (("reject", sailing[:6]), f"error: no signal waiting for review has an id starting {sailing[:6]!r}"),
+    ]:
+        result = agent_signals("review", *args)
+        assert result.returncode == 1, (args, result.stdout)
+        assert result.stderr.splitlines() == [error, hint], args
+    pattern = agent_signals("review", "approve", "____")
+    assert (
+        pattern.returncode == 1
+        and pattern.stderr.splitlines()[0] == "error: '____' is not a signal id or the start of one"
+    )
+    assert conn.execute("select count(*) from signals.events").fetchone()[0] == 2  # refusals write nothing
