@@ -96,3 +96,67 @@ def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_da
             "select context_markdown from context.user_context_as_of('u1', now())"
         ).fetchone()
         assert block[0] == "## About this user\n### Confirmed by the user\n- Writes in British English"
+
+
+def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_database, tmp_path):
+    """m023 on a database migrated and written before it: every status stays as it was, none is waiting for
+    review, the events keep their actors; then pending and rejected are statuses the pipeline's candidates may
+    take (never the user's own), and only the review functions' events name a reviewer."""
+    import shutil
+
+    shutil.copytree(Settings().sql_dir, tmp_path / "sql")
+    (tmp_path / "sql" / "migrations" / "m023_review.sql").unlink()
+    old = Settings(database_url=unmigrated_database, project_dir=tmp_path)
+    statuses = ("active", "archived", "ended", "merged", "deleted", "retracted")
+    insert = (
+        "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"
+        " first_seen_at, last_seen_at) values (gen_random_uuid(), 'u1', %(text)s, %(text)s, 'role',"
+        " 'contextual', %(origin)s, %(status)s, now(), now()) returning signal_id"
+    )
+    with psycopg.connect(unmigrated_database, autocommit=True) as conn:
+        migrate(conn, old)
+        for status in statuses:
+            conn.execute(insert, {"text": f"fact {status}", "status": status, "origin": "inferred"})
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(insert, {"text": "fact pending", "status": "pending", "origin": "inferred"})
+        conn.execute("select signals.add_signal('u1', 'Writes in British English', 'writing')")
+        conn.execute(
+            "insert into signals.events (user_id, action, actor) values ('u1', 'create', 'pipeline')"
+        )
+
+        assert migrate(conn, Settings(database_url=unmigrated_database)) == ["m023"]
+        rows = conn.execute(
+            "select status, review_reason from signals.signals order by origin, content"
+        ).fetchall()
+        assert rows == [*((s, None) for s in sorted(statuses)), ("active", None)]
+        assert conn.execute("select actor from signals.events order by event_id").fetchall() == [
+            ("user",),
+            ("pipeline",),
+        ]
+        block = conn.execute(
+            "select context_markdown from context.user_context_as_of('u1', now())"
+        ).fetchone()
+        assert block[0] == "## About this user\n### Confirmed by the user\n- Writes in British English"
+
+        held = conn.execute(
+            insert, {"text": "fact pending", "status": "pending", "origin": "inferred"}
+        ).fetchone()[0]
+        conn.execute(insert, {"text": "fact rejected", "status": "rejected", "origin": "inferred"})
+        with pytest.raises(psycopg.errors.CheckViolation, match="signals_review_origin_check"):
+            conn.execute("set role agent_signals_user_paths")
+            try:
+                conn.execute(insert, {"text": "own pending", "status": "pending", "origin": "manual"})
+            finally:
+                conn.execute("reset role")
+        with pytest.raises(psycopg.errors.CheckViolation, match="events_actor_check"):
+            conn.execute(
+                "insert into signals.events (user_id, action, actor) values ('u1', 'create', 'alice')"
+            )
+        assert conn.execute("select * from signals.review_approve(%s, 'alice')", [held]).fetchone() == (
+            "active",
+            "contextual",
+            None,
+        )
+        assert conn.execute(
+            "select actor from signals.events where action = 'review_approve'"
+        ).fetchone() == ("alice",)

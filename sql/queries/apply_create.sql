@@ -5,7 +5,8 @@
 -- messages) is written archived, with the `archive` event archive_decayed.sql would log: the run's decay
 -- stage has nothing left to change, so the set the extraction's summary describes is the set that stays
 -- active. A fact whose validity had already ended (valid_to at or before %(at)s: "I was a teacher until
--- 2020") is written ended. The batch's rows of both staging tables are consumed.
+-- 2020") is written ended. A held candidate (review_reason: why; m023) is written `pending`, whatever its
+-- age or validity: a reviewer decides. The batch's rows of both staging tables are consumed.
 with staged as (
     delete from staging.apply_new_signals where batch = %(batch)s returning *
 ), cited as (
@@ -14,13 +15,14 @@ with staged as (
     insert into signals.signals as s (
         signal_id, user_id, content, normalized, kind, tier, origin, status,
         mention_count, first_seen_at, last_seen_at, embedding, decay_score, agent_id, valid_from, valid_to,
-        supersedes
+        supersedes, review_reason
     )
     select n.signal_id, n.user_id, n.content, n.normalized, n.kind, n.tier, 'inferred',
-           case when n.valid_to <= %(at)s then 'ended'
+           case when n.review_reason is not null then 'pending'
+                when n.valid_to <= %(at)s then 'ended'
                 when n.tier = 'contextual' and d.score < %(threshold)s then 'archived' else 'active' end,
            n.mentions, n.first_seen_at, n.last_seen_at, n.embedding, d.score, n.agent_id, n.valid_from, n.valid_to,
-           n.supersedes
+           n.supersedes, n.review_reason
     from staged n
     cross join lateral (
         select signals.retention(n.last_seen_at, n.mentions, %(at)s, %(base_days)s, %(boost)s) as score

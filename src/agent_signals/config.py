@@ -181,6 +181,13 @@ class Settings(BaseSettings):
         "skipped_special, such clauses redacted from evidence quotes) or `keep` (written as any other fact: "
         "only for a deployment with a lawful basis to process them). The user's own signals may hold anything.",
     )
+    review: Literal["hold", "reject"] = Field(
+        default="hold",
+        description="Candidates screening holds for review (what no deterministic check can decide: one citing "
+        "a message that hides text, ...): `hold` (stored as signals of status pending, out of every view, "
+        "summary and count until `agent-signals review approve` or signals.review_approve makes them active) "
+        "or `reject` (not written, recorded in ops.rejected_actions and counted as skipped_review).",
+    )
     max_run_tokens: int | None = Field(
         default=None,
         ge=1,

@@ -1,7 +1,7 @@
 """The `agent-signals` command line: the root group, which loads the Settings once, the command groups it
-gathers (one module each: db, load, demo, run, evaluation, signals, set_aside, batches, views, export), and
-`main`, the entry point that turns every error a person can act on into one line and an exit code. Heavy
-libraries are imported inside commands, after runtime defaults."""
+gathers (one module each: db, load, demo, run, evaluation, signals, review, set_aside, batches, views,
+export), and `main`, the entry point that turns every error a person can act on into one line and an exit
+code. Heavy libraries are imported inside commands, after runtime defaults."""
 
 from __future__ import annotations
 
@@ -9,7 +9,19 @@ import sys
 
 import click
 
-from agent_signals.cli import batches, db, demo, evaluation, export, load, run, set_aside, signals, views
+from agent_signals.cli import (
+    batches,
+    db,
+    demo,
+    evaluation,
+    export,
+    load,
+    review,
+    run,
+    set_aside,
+    signals,
+    views,
+)
 from agent_signals.config import load_settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.store.schema_errors import SCHEMA_MISSING, missing_relation
@@ -37,6 +49,7 @@ for command in (
     evaluation.replay_cmd,
     signals.signals,
     signals.forget_cmd,
+    review.review,
     set_aside.set_aside_group,
     batches.batches,
     views.views,

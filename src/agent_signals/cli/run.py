@@ -98,7 +98,7 @@ def backfill_cmd(
         changes = {
             k: v
             for k, v in summary["actions"].items()
-            if k in ("created", "updated", "reinforced", "ended", "demoted", "merged")
+            if k in ("created", "updated", "reinforced", "ended", "demoted", "merged", "held_for_review")
         }
         click.echo(
             "dry run, nothing written. Would change: "

@@ -16,7 +16,12 @@ def signals() -> None:
 
 @signals.command("list")
 @click.option("--user", required=True, help="User id.")
-@click.option("--all", "show_all", is_flag=True, help="Include archived, ended, merged and deleted signals.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Include archived, ended, merged and deleted signals, and those held for review (pending, rejected).",
+)
 @click.pass_context
 def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
     """List a user's signals: tier, origin, kind, mentions, last seen, scope, validity, content and evidence."""

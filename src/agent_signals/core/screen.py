@@ -1,7 +1,8 @@
 """Screening of what the model writes before it is stored: this pipeline writes what an agent will
 believe about a person, so it refuses secrets and personal contact data, never writes an instruction to
-the agent as a "fact" (quarantined for review instead), and never re-learns its own output (a pasted
-context block, a signal quoted back). The model can be fooled: nothing here trusts its judgement.
+the agent as a "fact" (quarantined for review instead), never re-learns its own output (a pasted
+context block, a signal quoted back), and holds for a person to review what no deterministic check can
+decide. The model can be fooled: nothing here trusts its judgement.
 
 - secrets, identifiers and contact data (core/sensitive/) in a candidate's content, or a number the content
   repeats from such data in its quote: the candidate is rejected (`skipped_sensitive`); in an evidence
@@ -11,8 +12,11 @@ context block, a signal quoted back). The model can be fooled: nothing here trus
   (AGENT_SIGNALS_SPECIAL_CATEGORIES=keep).
 - a candidate that reads as an instruction to the agent, claims authority or consent, or carries links,
   markup, code or encoded blobs (instructions.py, in nine languages and through obfuscation):
-  quarantined (ops.quarantine) with the reason, not written; so is a candidate citing a message that hides
-  text from its reader (bidi overrides, tag characters: text.disguises_text).
+  quarantined (ops.quarantine) with the reason, not written.
+- a candidate no check can decide, held for review (Screened.held, with the reason): stored as a signal of
+  status `pending`, out of every view until a reviewer approves it (AGENT_SIGNALS_REVIEW=reject: rejected,
+  `skipped_review`). A candidate citing a message that hides text from its reader (bidi overrides, tag
+  characters: text.disguises_text) is held: what was hidden cannot be screened, and the rest may be true.
 - a candidate whose evidence is the pipeline's own text: rejected (`skipped_recall`).
 - any other text the model writes (a summary, a reconciliation's merged content): `screen_text` says why
   it must not be stored; the caller refuses it.
@@ -84,6 +88,8 @@ class Screened:
     keep: list[Proposal]
     quarantine: list[tuple[Proposal, str]]
     rejected: dict[str, int]  # reason -> candidates
+    # held for review, with the reason (their quotes redacted as a kept candidate's are)
+    held: list[tuple[Proposal, str]] = field(default_factory=list)
     # each rejected candidate, with why, and whether its text must not be kept (it holds what is refused)
     dropped: list[tuple[Proposal, str, bool]] = field(default_factory=list)
     summary_refusal: str | None = None  # why the answer's summary must not be stored, if it must not
@@ -94,8 +100,8 @@ class Screened:
 
 
 def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> Screened:
-    """Sort one user's validated candidates into written, quarantined and rejected; `keep_special` is
-    AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
+    """Sort one user's validated candidates into written, held for review, quarantined and rejected;
+    `keep_special` is AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
     return screen_shard({"": (proposals, known)}, keep_special=keep_special)[""]
 
 
@@ -108,7 +114,8 @@ def screen_shard(
     """Screen the candidates of a shard's users as one polars frame, a row per candidate: each distinct
     text (a content, a summary) is read by the text screens once for the shard, the checks of a
     candidate's evidence are columns beside it, and one expression decides each row, in this order:
-    sensitive, special category, recall (rejected), hidden text, instruction (quarantined). `summaries`
+    sensitive, special category, recall (rejected), instruction (quarantined), hidden text (held for
+    review). `summaries`
     (user -> the answer's summary) are screened in the same pass (Screened.summary_refusal)."""
     summaries = summaries or {}
     rows = []
@@ -142,6 +149,8 @@ def screen_shard(
         proposal, screened = users[user_id][0][row], result[user_id]
         if counter == "quarantine":
             screened.quarantine.append((proposal, reason))
+        elif counter == "hold":
+            screened.held.append((_redacted(proposal, quotes, keep_special), reason))
         elif counter is not None:
             screened.reject(proposal, counter, reason)
         else:
@@ -155,7 +164,8 @@ _VERDICTS = {"content": pl.String, "sensitive": pl.String, "special": pl.String,
 
 
 def _decide() -> tuple[pl.Expr, pl.Expr]:
-    """A candidate's outcome (the counter of a rejection, "quarantine", or null: written) and its reason."""
+    """A candidate's outcome (the counter of a rejection, "quarantine", "hold": held for review, or null:
+    written) and its reason. What a deterministic check decides comes first; "hold" is for what none can."""
     sensitive = pl.col("sensitive").is_not_null() | pl.col("repeats")
     special = pl.col("special").is_not_null()
     hides = pl.col("disguised")
@@ -164,15 +174,17 @@ def _decide() -> tuple[pl.Expr, pl.Expr]:
         pl.when(sensitive).then(pl.lit("skipped_sensitive"))
         .when(special).then(pl.lit("skipped_special"))
         .when(pl.col("recall")).then(pl.lit("skipped_recall"))
-        .when(hides | instruction).then(pl.lit("quarantine"))
+        .when(instruction).then(pl.lit("quarantine"))
+        .when(hides).then(pl.lit("hold"))
         .otherwise(pl.lit(None, pl.String))
     )  # fmt: skip
     reason = (
         pl.when(sensitive).then(pl.concat_str(pl.lit("sensitive: "), pl.col("sensitive").fill_null("repeats redacted data")))
         .when(special).then(pl.concat_str(pl.lit("special category: "), pl.col("special")))
         .when(pl.col("recall")).then(pl.lit("recall: cites the pipeline's own output"))
+        .when(instruction).then(pl.col("instruction"))
         .when(hides).then(pl.lit("cites a message that hides text (bidi overrides or tag characters)"))
-        .otherwise(pl.col("instruction"))
+        .otherwise(pl.lit(None, pl.String))
     )  # fmt: skip
     return outcome.alias("outcome"), reason.alias("reason")
 

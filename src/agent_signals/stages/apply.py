@@ -1,7 +1,8 @@
 """Apply validated proposals in one transaction for a group of users (a shard, or one user alone):
-creates, updates, reinforcements, evidence, events, the write-time cap, quarantined and rejected candidates
-(redacted) and watermarks, set-based (store/shard_writer.py: one statement per table for the whole group).
-Re-applying the same proposals changes nothing.
+creates, updates, reinforcements, evidence, events, the write-time cap, the candidates held for review
+(signals of status pending), quarantined and rejected candidates (redacted) and watermarks, set-based
+(store/shard_writer.py: one statement per table for the whole group). Re-applying the same proposals changes
+nothing.
 
 Decide, then write: a write that takes users over the core cap is rolled back before the model is asked
 (stages/reconcile.py), then written again with the model's plans; no model call is made while the
@@ -36,6 +37,8 @@ SUMMARY_SPOILERS = (
     "demoted",
     "reconcile_invalid",
     "reconcile_failed",
+    "skipped_rejected",
+    "restated_pending",
 )
 
 # A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_users.py's _rehearsed).
@@ -55,6 +58,12 @@ class UserWrite:
     quarantine: Sequence[tuple[Proposal, str]] = ()
     rejected: Sequence[Rejection] = ()
     summary: str | None = None  # the answer's summary of what gets written, when it gave one
+    held: Sequence[tuple[Proposal, str]] = ()  # held for review, with the reason: written pending
+
+    @property
+    def candidates(self) -> list[tuple[Proposal, str | None]]:
+        """What the user's rounds write, in order: the proposals, then those held for review (with why)."""
+        return [*((p, None) for p in self.proposals), *self.held]
 
 
 async def apply_user(
@@ -68,6 +77,7 @@ async def apply_user(
     quarantine: Sequence[tuple[Proposal, str]] = (),
     rejected: Sequence[Rejection] = (),
     summary: str | None = None,
+    held: Sequence[tuple[Proposal, str]] = (),
     decide: Decide | None = None,
     at: datetime | None = None,
     dry_run: bool = False,
@@ -75,7 +85,7 @@ async def apply_user(
     finish: Finish | None = None,
 ) -> Counter[str]:
     """apply_users for one user: what its write did."""
-    write = UserWrite(user_id, proposals, read, prov, quarantine, rejected, summary)
+    write = UserWrite(user_id, proposals, read, prov, quarantine, rejected, summary, held)
     counts = await apply_users(
         conn, settings, [write], decide=decide, at=at, dry_run=dry_run, around=around, finish=finish
     )
@@ -94,7 +104,7 @@ async def apply_users(
     finish: Finish | None = None,
 ) -> dict[str, Counter[str]]:
     """One transaction for the users (of one run): their proposals, their events, the write-time cap, the
-    quarantined and the rejected candidates (redacted), the watermarks past every message read (released
+    candidates held for review (pending signals), the quarantined and the rejected candidates (redacted), the watermarks past every message read (released
     set-aside messages among them are read again). When the writes take users over the cap and `decide` is
     given, that transaction is rolled back at the cap, the model is asked for each of them with none open,
     and the writes are made again with its answers. A dry run does all of it, counts what changed, and
@@ -114,10 +124,12 @@ async def apply_users(
             for user_id, reconciliation in reconciliations.items():
                 writer.counts[user_id].update(reconciliation.counts)
             await writer.begin([w.user_id for w in writes])
-            for step in range(max(len(w.proposals) for w in writes)):
-                await writer.write(
-                    [(w.user_id, w.prov, w.proposals[step]) for w in writes if len(w.proposals) > step]
-                )
+            candidates = {w.user_id: w.candidates for w in writes}
+            for step in range(max(len(c) for c in candidates.values())):
+                await writer.write([
+                    (w.user_id, w.prov, *candidates[w.user_id][step]) for w in writes
+                    if len(candidates[w.user_id]) > step
+                ])  # fmt: skip
             await enforce_caps(writer, provs, reconciliations, ask=ask)
             # the extraction call wrote the summary of exactly this set: no separate summary call (none when
             # nothing stays active)

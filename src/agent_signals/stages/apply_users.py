@@ -114,7 +114,7 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
 def _write(ctx: RunContext, batch: UserBatch, extracted: Extracted) -> UserWrite:
     return UserWrite(
         batch.user_id, extracted.proposals, batch.messages, provenance(ctx, extracted), extracted.quarantine,
-        extracted.rejected, extracted.summary,
+        extracted.rejected, extracted.summary, extracted.held,
     )  # fmt: skip
 
 

@@ -1,8 +1,9 @@
 """The extract stage of a shard: one user's model call(s), each action of the answer validated (Judged);
-then the shard's proposals screened as one frame (conclude: Extracted, what to write, hold for review or
-reject), the summary an answer gave kept only when it describes exactly what is written; extract_safely
-records a failing user and goes on; embed_safely embeds the shard's proposals (proposals_frame), each
-distinct content once, in as few calls as possible.
+then the shard's proposals screened as one frame (conclude: Extracted, what to write, quarantine, hold
+for review or reject), the summary an answer gave kept only when it describes exactly what is written;
+extract_safely records a failing user and goes on; embed_safely embeds the shard's candidates
+(proposals_frame: the proposals and those held for review), each distinct content once, in as few calls
+as possible.
 
 Each action of an answer is judged on its own (validation, screening, the quality gate): the rejected ones
 are recorded (ops.rejected_actions), the others applied. An answer that cannot be parsed, or a model error
@@ -48,22 +49,29 @@ class Extracted:
     """What one user's extraction leaves for the later steps of the shard (gate, embed, apply)."""
 
     proposals: list[Proposal]  # to write
-    quarantine: list[tuple[Proposal, str]]  # to hold for review, with the reason
+    quarantine: list[tuple[Proposal, str]]  # quarantined (ops.quarantine), with the reason
     rejected: list[Rejection] = field(default_factory=list)  # not written, recorded with the reason
     summary: str | None = None  # the user's summary after these proposals, when the answer gave one
     asked: Asked | None = None  # answers read from a provider batch: how they were asked
+    # held for review, with the reason: written as signals of status pending (AGENT_SIGNALS_REVIEW=hold)
+    held: list[tuple[Proposal, str]] = field(default_factory=list)
+
+    @property
+    def candidates(self) -> list[Proposal]:
+        """What gets written: the proposals, then those held for review (the gate's and embedding's rows)."""
+        return [*self.proposals, *(p for p, _reason in self.held)]
 
     def without(self, reasons: dict[int, str], stage: str) -> Extracted:
-        """These proposals (by index) rejected at `stage`; the answer's summary no longer describes the rest."""
+        """These candidates (by index in `candidates`) rejected at `stage`; the answer's summary no longer
+        describes the rest."""
+        candidates, first_held = self.candidates, len(self.proposals)
         return Extracted(
             [p for i, p in enumerate(self.proposals) if i not in reasons],
             self.quarantine,
-            [
-                *self.rejected,
-                *(Rejection.of(self.proposals[i], stage, r) for i, r in sorted(reasons.items())),
-            ],
+            [*self.rejected, *(Rejection.of(candidates[i], stage, r) for i, r in sorted(reasons.items()))],
             None,
             self.asked,
+            [h for i, h in enumerate(self.held, start=first_held) if i not in reasons],
         )
 
 
@@ -177,12 +185,32 @@ async def conclude(
             *j.rejected,
             *(Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in kept.dropped),
         ]
-        summary = summaries.get(user_id) if not kept.dropped and not kept.quarantine else None
+        held = []
+        for p, reason in kept.held:
+            refused = _not_held(ctx, p)
+            if refused is None:
+                held.append((p, reason))
+            else:
+                stats.actions["skipped_review"] += 1
+                rejected.append(Rejection.of(p, "screen", f"held for review, {refused}: {reason}"))
+        # the answer's summary may state what is held: agents must not read it before a reviewer does
+        summary = summaries.get(user_id) if not (kept.dropped or kept.quarantine or kept.held) else None
         if summary is not None and kept.summary_refusal is not None:
             stats.actions["summary_refused"] += 1
             summary = None
-        ready[user_id] = (batch, Extracted(kept.keep, kept.quarantine, rejected, summary, j.asked))
+        ready[user_id] = (batch, Extracted(kept.keep, kept.quarantine, rejected, summary, j.asked, held))
     return ready
+
+
+def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
+    """Why a candidate screening held for review is rejected instead (None: it waits for a reviewer as a
+    pending signal): AGENT_SIGNALS_REVIEW=reject, or an `end`, which changes a signal agents read and writes
+    no text that could wait."""
+    if ctx.settings.review == "reject":
+        return "rejected (AGENT_SIGNALS_REVIEW=reject)"
+    if proposal.action == "end":
+        return "rejected (an end cannot wait for review)"
+    return None
 
 
 async def extract_safely(
@@ -218,12 +246,13 @@ async def extract_safely(
 
 
 def proposals_frame(ready: dict[str, tuple[UserBatch, Extracted]]) -> pl.DataFrame:
-    """The shard's proposals to write as one polars frame, a row per proposal (`index`: its place in the
-    user's Extracted.proposals): what the quality gate validates and the embedding reads."""
+    """The shard's candidates to write as one polars frame, a row per candidate (`index`: its place in the
+    user's Extracted.candidates, the proposals then those held for review): what the quality gate validates
+    and the embedding reads."""
     rows = [
         (user_id, i, p.action, p.tier, p.kind, p.content, len(p.evidence))
         for user_id, (_b, e) in ready.items()
-        for i, p in enumerate(e.proposals)
+        for i, p in enumerate(e.candidates)
     ]
     return pl.DataFrame(rows, schema=PROPOSALS, orient="row")
 
@@ -235,10 +264,10 @@ PROPOSALS = {"user_id": pl.String, "index": pl.Int64, "action": pl.String, "tier
 async def embed_safely(
     ctx: RunContext, ready: dict[str, tuple[UserBatch, Extracted]]
 ) -> dict[str, tuple[UserBatch, Extracted]]:
-    """Embed the shard's proposals (proposals_frame) in as few calls as possible: each distinct content once,
-    embed.BATCH texts a call, none when there is nothing to write. Never raises: the users of a failed
-    call are recorded and left out (retried next run); the others are returned with their proposals
-    embedded. An `end` writes no text (its signal keeps its embedding): it is not embedded."""
+    """Embed the shard's candidates (proposals_frame: the proposals and those held for review) in as few
+    calls as possible: each distinct content once, embed.BATCH texts a call, none when there is nothing to
+    write. Never raises: the users of a failed call are recorded and left out (retried next run); the others
+    are returned with their candidates embedded. An `end` writes no text (its signal keeps its embedding): it is not embedded."""
     frame = proposals_frame(ready).filter(pl.col("action") != "end")
     texts = frame["content"].unique(maintain_order=True).to_list()
     users_of = dict(frame.group_by("content").agg(pl.col("user_id").unique(maintain_order=True)).iter_rows())
@@ -261,9 +290,11 @@ async def embed_safely(
         ctx.stats.cost_usd += result.cost_usd
         vectors.update(zip(chunk, (tuple(v) for v in result.vectors), strict=True))
     return {
-        user_id: (batch, replace(extracted, proposals=[
-            p if p.action == "end" else replace(p, embedding=vectors[p.content]) for p in extracted.proposals
-        ]))
+        user_id: (batch, replace(
+            extracted,
+            proposals=[p if p.action == "end" else replace(p, embedding=vectors[p.content]) for p in extracted.proposals],
+            held=[(replace(p, embedding=vectors[p.content]), reason) for p, reason in extracted.held],
+        ))
         for user_id, (batch, extracted) in ready.items()
         if user_id not in failed
     }  # fmt: skip

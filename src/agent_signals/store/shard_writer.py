@@ -14,7 +14,14 @@ an update or end, the signal the candidate restates); then the new signals with 
 (apply_create.sql: creates, and the new versions of facts updates changed), the evidence of the signals
 restated (apply_cite.sql), the validity given to signals that exist (apply_validity.sql: an update's old
 version and an `end` ended, a restatement's days filled), the mention counts of the signals restated
-(sync_mentions.sql) and their events (COPY). A signal's text is never rewritten."""
+(sync_mentions.sql) and their events (COPY). A signal's text is never rewritten.
+
+A candidate held for review (screen.py's `hold`) goes through the same rounds and statements, and is written
+as a new signal of status `pending` with the reason (apply_create.sql), its evidence and `create` event like
+any other. It never changes a signal agents may read: restating a signal that is pending adds its evidence
+(the signal stays pending), restating any other is not written (`skipped_held`). Any candidate restating a
+pending signal leaves it pending (`restated_pending`); one restating a signal a reviewer rejected is not
+written (`skipped_rejected`: a rejected text is a tombstone, as a deleted one is)."""
 
 from __future__ import annotations
 
@@ -42,6 +49,8 @@ from agent_signals.store.embeddings import vector_text
 from agent_signals.store.sqlfiles import query
 
 SIGNAL_NAMESPACE = UUID("6f1c2b7e-3d5a-4e8f-9b1a-2c4d6e8fa0b1")
+# a restatement gives no validity to a tombstone (deleted, rejected) nor to a signal waiting for review
+UNFILLED = frozenset({"deleted", "pending", "rejected"})
 
 
 def signal_id_for(user_id: str, normalized: str, agent_id: str | None = None) -> UUID:
@@ -79,7 +88,7 @@ FRAMES: dict[str, dict[str, Any]] = {
         "batch": TEXT, "signal_id": TEXT, "user_id": TEXT, "content": TEXT, "normalized": TEXT, "kind": TEXT, "tier": TEXT,
         "first_seen_at": TIME, "last_seen_at": TIME, "embedding": TEXT, "mentions": INT, "run_id": TEXT,
         "prompt_version": TEXT, "model": TEXT, "agent_id": TEXT, "valid_from": TIME, "valid_to": TIME,
-        "supersedes": TEXT,
+        "supersedes": TEXT, "review_reason": TEXT,
     },
     "staging.apply_new_evidence": {
         "batch": TEXT, "signal_id": TEXT, "conversation_id": TEXT, "message_id": TEXT, "quote": TEXT, "message_at": TIME,
@@ -147,15 +156,18 @@ class _Sync:
     user_id: str
     before: dict[str, Any]
     prov: Provenance
+    pending: bool = False  # the signal waits for review: it stays pending
 
 
 class _Create(NamedTuple):
-    """A new signal: a create, or the new version of a fact an update changed (`supersedes`: the old one)."""
+    """A new signal: a create, or the new version of a fact an update changed (`supersedes`: the old one);
+    `held`: why it is held for review (written pending), or None."""
 
     user_id: str
     prov: Provenance
     p: Proposal
     supersedes: UUID | None = None
+    held: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,15 +241,15 @@ class ShardWriter:
 
     # the proposals, round by round
 
-    async def write(self, proposals: Sequence[tuple[str, Provenance, Proposal]]) -> None:
-        """One round: at most one proposal per user, each applied as if alone (creates, updates,
-        reinforcements, evidence, events)."""
-        assert len({user_id for user_id, _p, _q in proposals}) == len(proposals), "one proposal per user"
+    async def write(self, proposals: Sequence[tuple[str, Provenance, Proposal, str | None]]) -> None:
+        """One round: at most one candidate per user, each applied as if alone (creates, updates,
+        reinforcements, evidence, events); the fourth of each: why it is held for review (None: it is not)."""
+        assert len({user_id for user_id, *_rest in proposals}) == len(proposals), "one proposal per user"
         exclusive = self.settings.exclusive_kinds
         await self._stage("staging.apply_candidates", (
             (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
              str(p.target.signal_id) if p.action != "create" and p.target is not None else None, p.agent_id)
-            for seq, (user_id, _prov, p) in enumerate(proposals)
+            for seq, (user_id, _prov, p, _held) in enumerate(proposals)
         ))  # fmt: skip
         resolved = await self._rows(
             "apply_resolve", {"batch": self.key, "threshold": self.settings.near_duplicate_similarity}
@@ -246,9 +258,12 @@ class ShardWriter:
         syncs: list[_Sync] = []
         bounds: list[_Bound | None] = []  # None: a restatement that says nothing a signal lacks
         for row in resolved:
-            user_id, prov, p = proposals[row["seq"]]
+            user_id, prov, p, held = proposals[row["seq"]]
             target = _found(row, "target")
             live = target is not None and target.origin == "inferred" and target.status == "active"
+            if held is not None:
+                self._hold(user_id, prov, p, held, row, target if live else None, creates, syncs)
+                continue
             if p.action == "end":
                 if live:
                     bounds.append(_Bound(target.signal_id, user_id, "end", None, p.valid_to, p.said_at, prov))
@@ -262,7 +277,7 @@ class ShardWriter:
             existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
             if existing is not None:
                 self._restated(user_id, prov, existing, syncs)
-                if existing.origin == "inferred" and existing.status != "deleted":
+                if existing.origin == "inferred" and existing.status not in UNFILLED:
                     bounds.append(_Bound.fill(existing, user_id, p, prov))
                 if p.action == "update" and live and existing.signal_id != target.signal_id:
                     bounds.append(_Bound.closing(target, user_id, p, prov))  # changed to a fact already known
@@ -273,7 +288,7 @@ class ShardWriter:
             else:  # a create, or an update whose signal changed since the prompt was built: treat as new
                 creates.append(_Create(user_id, prov, p))
         await self._create(creates)
-        await self._cite(syncs, {user_id: p for user_id, _prov, p in proposals})
+        await self._cite(syncs, {user_id: p for user_id, _prov, p, _held in proposals})
         await self._bound(bounds)
         await self._sync(syncs)
 
@@ -282,8 +297,42 @@ class ShardWriter:
             self.counts[user_id]["skipped_manual"] += 1  # the user's own word wins
         elif existing.status == "deleted":
             self.counts[user_id]["skipped_tombstone"] += 1  # the user deleted it: never silently re-created
+        elif existing.status == "rejected":
+            self.counts[user_id]["skipped_rejected"] += 1  # a reviewer rejected it: never learned again
+        elif existing.status == "pending":
+            self.counts[user_id]["restated_pending"] += 1  # its evidence grows; only a reviewer activates it
+            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
         else:
             syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov))
+
+    def _hold(
+        self,
+        user_id: str,
+        prov: Provenance,
+        p: Proposal,
+        reason: str,
+        row: dict[str, Any],
+        live: _Signal | None,
+        creates: list[_Create],
+        syncs: list[_Sync],
+    ) -> None:
+        """A candidate held for review: a new signal of status pending (an update's names the version it would
+        replace, which stays as it is until a reviewer approves), or the evidence of the pending signal it
+        restates. It never reinforces, ends or fills a signal agents may read (`skipped_held`). `live`: the
+        update's target, when it is still the user's active inferred signal."""
+        existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
+        if existing is None and live is not None and p.normalized == live.snapshot.get("normalized"):
+            existing = live  # an update that restates its own target
+        if existing is None:
+            replaced = live.signal_id if p.action == "update" and live is not None else None
+            creates.append(_Create(user_id, prov, p, replaced, reason))
+        elif existing.origin == "inferred" and existing.status == "pending":
+            self.counts[user_id]["held_for_review"] += 1
+            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
+        elif existing.origin == "inferred" and existing.status not in ("deleted", "rejected"):
+            self.counts[user_id]["skipped_held"] += 1
+        else:
+            self._restated(user_id, prov, existing, syncs)  # the user's own, or a tombstone: skipped
 
     async def _create(self, creates: list[_Create]) -> None:
         """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
@@ -297,8 +346,9 @@ class ShardWriter:
                  # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
                  len({(c.message.conversation_id, c.message.message_id) for c in p.evidence}),
                  str(prov.run_id), prov.prompt_version, prov.model, p.agent_id, _maybe_utc(p.valid_from),
-                 _maybe_utc(p.valid_to), None if supersedes is None else str(supersedes))
-                for signal_id, (user_id, prov, p, supersedes) in zip(ids, creates, strict=True)
+                 _maybe_utc(p.valid_to), None if supersedes is None else str(supersedes),
+                 None if held is None else redact(held))
+                for signal_id, (user_id, prov, p, supersedes, held) in zip(ids, creates, strict=True)
             ))  # fmt: skip
             await self._stage("staging.apply_new_evidence", (
                 (str(signal_id), c.message.conversation_id, c.message.message_id, c.quote,
@@ -316,6 +366,9 @@ class ShardWriter:
                 user_id = create[0]
                 if signal_id not in created:
                     taken.append(create)
+                    continue
+                if create.held is not None:  # waits for a reviewer: nothing agents read changed
+                    self.counts[user_id]["held_for_review"] += 1
                     continue
                 self.touched[user_id].add(signal_id)
                 self.counts[user_id]["updated" if create.supersedes else "created"] += 1
@@ -379,6 +432,8 @@ class ShardWriter:
             (s.signal_id, s.user_id, "reinforce", "pipeline", s.prov, s.before, after[s.signal_id]) for s in syncs
         ])  # fmt: skip
         for s in syncs:
+            if s.pending:  # counted as held_for_review or restated_pending: it stays pending
+                continue
             self.touched[s.user_id].add(s.signal_id)  # an archived signal mentioned again comes back
             self.counts[s.user_id]["reinforced"] += 1
 

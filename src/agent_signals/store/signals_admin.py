@@ -48,7 +48,8 @@ def list_signals(
     conn: psycopg.Connection, settings: Settings, user_id: str, *, include_inactive: bool = False
 ) -> list[ListedSignal]:
     """A known user's signals, the user's own first, then core, then the most recently seen; active only
-    unless include_inactive (archived, ended, merged and deleted too)."""
+    unless include_inactive (archived, ended, merged and deleted too, and those held for review: pending,
+    rejected)."""
     require_user(conn, settings, user_id)
     rows = conn.execute(query(settings, "list_signals"), {"user_id": user_id, "all": include_inactive})
     return [ListedSignal(*row) for row in rows.fetchall()]
