@@ -12,6 +12,7 @@ the per-kind and per-language table of every run."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from datetime import UTC, datetime
 
@@ -301,4 +302,11 @@ def test_the_hostile_corpora_leave_nothing_forbidden_or_sensitive_and_keep_the_c
         clean = not leaks
     else:
         clean = leaked <= LEAK_TARGET * len(hostile) and len(missing) <= (1 - KEEP_TARGET) * controls
-    assert clean, report(title, items, leaks, missing, offline)
+    # a held-out set's failure shows its table only: which items leaked, and how, would be something to fix
+    # against (HOSTILE_DETAILS=1 shows them, for a held-out set that is being retired)
+    details = name == "dev" or os.environ.get("HOSTILE_DETAILS") == "1"
+    assert clean, (
+        report(title, items, leaks, missing, offline)
+        if details
+        else table(title, items, leaks, missing, offline)
+    )

@@ -19,6 +19,7 @@ from uuid import UUID
 from agent_signals.core.answers import InvalidAnswer, Merge, ReconcileAnswer
 from agent_signals.core.prompts import CoreLine
 from agent_signals.core.screen import screen_text
+from agent_signals.core.signal_shape import ENGLISH
 from agent_signals.core.text import normalize_content
 from agent_signals.limits import CORE_CAP
 
@@ -105,9 +106,14 @@ class CapPlan:
 
 
 def plan_cap(
-    core: Sequence[CoreRow], own: Sequence[OwnRow], answer: ReconcileAnswer | None, cap: int = CORE_CAP
+    core: Sequence[CoreRow],
+    own: Sequence[OwnRow],
+    answer: ReconcileAnswer | None,
+    cap: int = CORE_CAP,
+    language: str = ENGLISH,
 ) -> CapPlan:
-    """The merges and demotions that leave at most `cap` of `core`; the user's own rows are never in it."""
+    """The merges and demotions that leave at most `cap` of `core`; the user's own rows are never in it.
+    A merged text is screened as a signal in `language` (the signal language)."""
     handles = _handles(core)
     merges: list[PlannedMerge] = []
     demotes: list[PlannedDemote] = []
@@ -115,7 +121,9 @@ def plan_cap(
     invalid = None
     if answer is not None:
         try:
-            merges, demotes, refused = _check(answer, handles, {f"u{i}" for i in range(1, len(own) + 1)})
+            merges, demotes, refused = _check(
+                answer, handles, {f"u{i}" for i in range(1, len(own) + 1)}, language
+            )
         except InvalidAnswer as exc:
             merges, demotes, refused, invalid = [], [], [], exc.reason
     gone = {r.signal_id for m in merges for r in m.absorbed} | {d.row.signal_id for d in demotes}
@@ -134,7 +142,7 @@ def _handles(core: Sequence[CoreRow]) -> dict[str, CoreRow]:
 
 
 def _check(
-    answer: ReconcileAnswer, handles: dict[str, CoreRow], own: set[str]
+    answer: ReconcileAnswer, handles: dict[str, CoreRow], own: set[str], language: str
 ) -> tuple[list[PlannedMerge], list[PlannedDemote], list[str]]:
     """The answer's merges and demotions; any decision off the handles shown rejects it all (InvalidAnswer).
     A merge whose text fails screening is left out (its signals are kept as they are)."""
@@ -155,7 +163,7 @@ def _check(
         if isinstance(decision, Merge):
             if not normalize_content(decision.content):
                 raise InvalidAnswer(f"decisions.{i}.content: no text", "")
-            if reason := screen_text(decision.content):
+            if reason := screen_text(decision.content, language=language):
                 refused.append(reason)
                 continue
             rows = [handles[h] for h in group]

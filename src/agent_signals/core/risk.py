@@ -37,53 +37,59 @@ class Marks:
 
 def mark(
     users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
-    quarantined: Mapping[tuple[str, int], str],
+    outcomes: Mapping[tuple[str, int], tuple[str | None, str | None]],
     language: str,
 ) -> Marks:
-    """The risk marks of a shard's candidates (`quarantined`: the rows the text screens already quarantine
-    as instructions, with their reasons)."""
+    """The risk marks of a shard's candidates, given what the text screens decided for each (user, row):
+    (None, None) to be written, ("quarantine", reason), ("hold", reason) or a rejection's counter."""
     shapes: dict[str, str | None] = {}
     messages: dict[str, str | None] = {}
     hold: dict[tuple[str, int], str] = {}
     refuse: dict[tuple[str, int], str] = {}
     for user_id, (proposals, known) in users.items():
+        rows = range(len(proposals))
+        open_rows = [r for r in rows if outcomes[user_id, r][0] is None]
+        for row in open_rows:
+            if reason := _mark(proposals[row], language, shapes, messages):
+                hold[user_id, row] = reason
         by_message: dict[tuple[str, str], list[int]] = {}
-        for row, proposal in enumerate(proposals):
-            for cite in proposal.evidence:
-                key = (cite.message.conversation_id, cite.message.message_id)
-                by_message.setdefault(key, []).append(row)
-        for row, proposal in enumerate(proposals):
-            if (user_id, row) in quarantined:
-                continue
-            if proposal.content not in shapes:
-                shapes[proposal.content] = shape_reason(proposal.content, language)
-            if reason := shapes[proposal.content]:
-                hold[user_id, row] = f"held: {reason}"
-                continue
-            for cite in proposal.evidence:
-                text = cite.message.content
-                if text not in messages:
-                    messages[text] = intent_reason(text) or instruction_shape(text)
-                if messages[text]:
-                    hold[user_id, row] = f"held: cites a message that {_lower(messages[text])}"
-                    break
-        for rows in by_message.values():
-            reasons = [quarantined[user_id, r] for r in rows if (user_id, r) in quarantined]
-            if reasons:
-                for row in rows:
-                    if (user_id, row) not in quarantined:
-                        hold.pop((user_id, row), None)
-                        refuse[user_id, row] = f"refused with its message's instruction: {reasons[0]}"
-        out = set(quarantined) | set(refuse)
-        written = [r for r in range(len(proposals)) if (user_id, r) not in out]
-        if written and not any((user_id, r) in hold for r in written):
+        for row in rows:
+            for cite in proposals[row].evidence:
+                by_message.setdefault((cite.message.conversation_id, cite.message.message_id), []).append(row)
+        for cited in by_message.values():
+            reasons = [outcomes[user_id, r][1] for r in cited if outcomes[user_id, r][0] == "quarantine"]
+            for row in cited if reasons else ():
+                if outcomes[user_id, row][0] in (None, "hold"):
+                    hold.pop((user_id, row), None)
+                    refuse[user_id, row] = f"refused with its message's instruction: {reasons[0]}"
+        written = [r for r in open_rows if (user_id, r) not in hold and (user_id, r) not in refuse]
+        if written and len(written) + len(known) > 1:
             before = SET_SEPARATOR.join(s.content for s in known)
-            together = SET_SEPARATOR.join([before, *(proposals[r].content for r in written)] if before else
-                                          [proposals[r].content for r in written])  # fmt: skip
+            together = SET_SEPARATOR.join(
+                [*([before] if before else []), *(proposals[r].content for r in written)]
+            )
             if (reason := intent_reason(together)) and not (before and intent_reason(before)):
                 for row in written:
                     hold[user_id, row] = f"held: with the user's other signals, {_lower(reason)}"
     return Marks(hold, refuse)
+
+
+def _mark(
+    proposal: Proposal, language: str, shapes: dict[str, str | None], messages: dict[str, str | None]
+) -> str | None:
+    """Why one candidate is held: its content's shape, or a cited message that asks the agent for
+    something (each distinct text read once for the shard)."""
+    if proposal.content not in shapes:
+        shapes[proposal.content] = shape_reason(proposal.content, language)
+    if reason := shapes[proposal.content]:
+        return f"held: {reason}"
+    for cite in proposal.evidence:
+        text = cite.message.content
+        if text not in messages:
+            messages[text] = intent_reason(text) or instruction_shape(text)
+        if messages[text]:
+            return f"held: cites a message that {_lower(messages[text])}"
+    return None
 
 
 def _lower(reason: str) -> str:

@@ -30,10 +30,12 @@ from dataclasses import dataclass, field, replace
 
 import polars as pl
 
+from agent_signals.core import risk
 from agent_signals.core.batching import KnownSignal, is_pipeline_output
 from agent_signals.core.instructions import instruction_reason, redact_blobs
 from agent_signals.core.sensitive import findings, sensitive_kinds
 from agent_signals.core.sensitive import redact as redact_sensitive
+from agent_signals.core.signal_shape import ENGLISH, shape_reason
 from agent_signals.core.special import redact_special, special_categories
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Proposal
@@ -51,10 +53,14 @@ def is_instruction(content: str) -> bool:
     return instruction_reason(content) is not None
 
 
-def screen_text(text: str, *, keep_special: bool = False) -> str | None:
+def screen_text(
+    text: str, *, keep_special: bool = False, language: str = ENGLISH, summary: bool = False
+) -> str | None:
     """Why a text the model wrote (a summary, a merged signal) must not be stored where agents read it, or
-    None. One place for every screen of free text."""
-    return _refusal(_read(text, keep_special))
+    None: what the text screens find, or a shape no signal or summary has (signal_shape.py: another
+    language, the first or second person, an instruction's grammar; a summary may name "the user"). One
+    place for every screen of free text."""
+    return _refusal(_read(text, keep_special)) or shape_reason(text, language, summary=summary)
 
 
 @dataclass(frozen=True)
@@ -110,13 +116,16 @@ def screen_shard(
     *,
     keep_special: bool,
     summaries: Mapping[str, str] | None = None,
+    language: str = ENGLISH,
 ) -> dict[str, Screened]:
     """Screen the candidates of a shard's users as one polars frame, a row per candidate: each distinct
     text (a content, a summary) is read by the text screens once for the shard, the checks of a
     candidate's evidence are columns beside it, and one expression decides each row, in this order:
     sensitive, special category, recall (rejected), instruction (quarantined), hidden text (held for
-    review). `summaries`
-    (user -> the answer's summary) are screened in the same pass (Screened.summary_refusal)."""
+    review). Then the set (risk.py): a candidate whose message another candidate was quarantined for goes
+    with it, and one with a risk mark is held for review. `summaries` (user -> the answer's summary) are
+    screened in the same pass (Screened.summary_refusal), shape included; `language` is the signal
+    language (AGENT_SIGNALS_SIGNAL_LANGUAGE)."""
     summaries = summaries or {}
     rows = []
     for user_id, (proposals, known) in users.items():
@@ -140,12 +149,18 @@ def screen_shard(
     )
     result = {
         user_id: Screened(
-            [], [], {}, summary_refusal=_refusal(found[summaries[user_id]]) if user_id in summaries else None
+            [], [], {}, summary_refusal=_summary_refusal(found, summaries.get(user_id), language)
         )
         for user_id in users
     }
+    outcomes = {(user_id, row): (counter, reason) for user_id, row, counter, reason in decided.iter_rows()}
+    marks = risk.mark(users, outcomes, language)
     quotes: dict[str, str] = {}
-    for user_id, row, counter, reason in decided.iter_rows():
+    for (user_id, row), (counter, reason) in outcomes.items():
+        if (user_id, row) in marks.refuse:
+            counter, reason = "quarantine", marks.refuse[user_id, row]
+        elif counter is None and (user_id, row) in marks.hold:
+            counter, reason = "hold", marks.hold[user_id, row]
         proposal, screened = users[user_id][0][row], result[user_id]
         if counter == "quarantine":
             screened.quarantine.append((proposal, reason))
@@ -156,6 +171,12 @@ def screen_shard(
         else:
             screened.keep.append(_redacted(proposal, quotes, keep_special))
     return result
+
+
+def _summary_refusal(found: dict[str, _Found], summary: str | None, language: str) -> str | None:
+    if summary is None:
+        return None
+    return _refusal(found[summary]) or shape_reason(summary, language, summary=True)
 
 
 _CANDIDATES = {"user_id": pl.String, "row": pl.Int64, "content": pl.String, "repeats": pl.Boolean,

@@ -46,14 +46,15 @@ _WORD = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
 
 
-def shape_reason(content: str, language: str = ENGLISH) -> str | None:
-    """Why `content` does not read as a third-person statement about the user in `language`, or None."""
+def shape_reason(content: str, language: str = ENGLISH, *, summary: bool = False) -> str | None:
+    """Why `content` does not read as a third-person statement about the user in `language`, or None.
+    A `summary` names its subject ("The user ..."); a signal does not."""
     bare = _QUOTED.sub(" ", content)  # quoted words are the user's own ("Calls the on-call rota 'the pit'")
     if reason := _language_reason(bare, language):
         return reason
     if language != ENGLISH:
         return None
-    return _english_reason(bare)
+    return _english_reason(bare, summary)
 
 
 def _language_reason(text: str, language: str) -> str | None:
@@ -340,8 +341,10 @@ def instruction_shape(text: str) -> str | None:
     return None
 
 
-def _english_reason(text: str) -> str | None:
+def _english_reason(text: str, summary: bool = False) -> str | None:
     for pattern, reason in _CHECKS:
+        if summary and pattern is _USER_AS_OTHER:
+            continue
         for match in pattern.finditer(text):
             if (
                 pattern in (_ENTITLED, _DONE_FOR)

@@ -162,15 +162,18 @@ async def conclude(
     }
     users = {user_id: (j.proposals, batch.known) for user_id, (batch, j) in answered.items()}
     keep_special = ctx.settings.special_categories == "keep"
+    language = ctx.settings.signal_language
     try:
-        screened = screen_shard(users, keep_special=keep_special, summaries=summaries)
+        screened = screen_shard(users, keep_special=keep_special, summaries=summaries, language=language)
     except Exception:  # a bug: screened again user by user, so that it fails only the users it is about
         log.exception("screening the shard failed; screening its users one at a time")
         screened = {}
         for user_id, candidates in users.items():
             own = {user_id: summaries[user_id]} if user_id in summaries else {}
             try:
-                screened |= screen_shard({user_id: candidates}, keep_special=keep_special, summaries=own)
+                screened |= screen_shard(
+                    {user_id: candidates}, keep_special=keep_special, summaries=own, language=language
+                )
             except Exception as exc:
                 log.exception("user %s failed at screening", user_id)
                 await fail(ctx, user_id, "extract", type(exc).__name__, str(exc), read=answered[user_id][0].messages,

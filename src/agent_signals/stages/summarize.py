@@ -79,11 +79,15 @@ async def summarize(ctx: RunContext) -> list[str]:
     return failed
 
 
-def replacement(lines: list[SummaryLine]) -> str:
+def replacement(lines: list[SummaryLine], language: str) -> str:
     """The summary written from the signals when the model's fails screening: only from the signals that
     pass the screens as they are now (a signal stored before a screen grew may not), and redacted like every
     other text the pipeline keeps. The user's own signals are theirs to word as they like."""
-    passed = [line for line in lines if line.bucket == "manual" or screen_text(line.content) is None]
+    passed = [
+        line
+        for line in lines
+        if line.bucket == "manual" or screen_text(line.content, language=language) is None
+    ]
     return redact(summary_from_signals(passed))
 
 
@@ -99,11 +103,16 @@ async def rebuild(
         return "summary_dropped"
     summary = parse_summary_answer(await write(lines)).summary
     model, version, outcome = settings.model, prompt_set(settings, "summarize").version, "summarized"
-    if reason := screen_text(summary):
+    if reason := screen_text(summary, language=settings.signal_language, summary=True):
         log.warning(
             "user %s: the model's summary %s; written from the signals instead", candidate.user_id, reason
         )
-        summary, model, version, outcome = replacement(lines), None, None, "summary_replaced"
+        summary, model, version, outcome = (
+            replacement(lines, settings.signal_language),
+            None,
+            None,
+            "summary_replaced",
+        )
     await summaries.write(
         conn,
         settings,
