@@ -8,10 +8,11 @@ what is stored and what is screened never disagree (tests/test_text.py checks it
 - disguising (`disguises`, `hidden_text`): bidi embeddings and overrides (a run shown reversed) and Unicode
   tag characters (invisible ASCII) outside the flag emoji they spell. Hidden too; storage flags a message
   that has them, screening also reads what they carry.
-- look-alikes (`look_alikes`, `parenthesized`, `cyrillic_look_alikes`): characters that read as a Latin
+- look-alikes (`look_alikes`, `cyrillic_look_alikes`): characters that read as a Latin
   letter, digit or ASCII sign without being one. Storage keeps them (the stored text is what the user
   wrote); screening folds them (after NFKC, which already reads fullwidth, mathematical, circled and
-  squared letters). Two sources:
+  squared letters, and writes parenthesized ones "(a)", which fold.py reads as a word spelled out). Two
+  sources:
   - Unicode's confusables (UTS #39, as the confusable-homoglyphs package ships them): letters of other
     scripts that look Latin (Cyrillic а, Greek Ι, Cherokee Ꭺ ...);
   - anyascii (a maintained transliteration table covering all of Unicode, chosen over unidecode for its
@@ -94,17 +95,6 @@ def _script(char: str) -> str:
     import regex
 
     return "Latin" if regex.match(r"\p{Script=Latin}", char) else "other"
-
-
-@cache
-def parenthesized() -> dict[int, str]:
-    """Parenthesized letters (⒜, 🄐) to their letter: read before NFKC, which writes them "(a)"."""
-    table: dict[int, str] = {}
-    for code in (*range(0x249C, 0x24B6), *range(0x1F110, 0x1F12A)):
-        found = _ONE_LETTER.fullmatch(unicodedata.normalize("NFKC", chr(code)))
-        if found:
-            table[code] = found[1]
-    return table
 
 
 def _ascii_look_alike(char: str, depth: int = 0) -> str | None:

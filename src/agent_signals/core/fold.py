@@ -4,7 +4,7 @@ Which characters are hidden, disguising or look-alikes is characters.py's to say
 form starts from the text as storage keeps it (text.clean): the hidden characters dropped (zero-width
 characters, soft hyphens, word joiners, bidi controls, Unicode tag characters, variation selectors, fillers,
 every other default-ignorable or format character), then Unicode NFKC (fullwidth, mathematical, circled and
-squared letters become plain letters; parenthesized letters lose their brackets here). It is then
+squared letters become plain letters). It is then
 case-folded, loses its combining marks (accents, overlays; kept with `marks=True`) and has typographic
 quotes straightened and whitespace collapsed. On top of that:
 
@@ -20,11 +20,12 @@ quotes straightened and whitespace collapsed. On top of that:
   they encode, and text under a right-to-left override in the order it is displayed ("" when none).
 - `morse`: each run of Morse code (dots and dashes: . · • and - − – — _, letters apart by a space, words by
   "/", "|" or two spaces or more) as the text it spells ("" when the text has none).
-- `backwards`: `latin` reversed, when more of its words are words the tables know read backwards than
-  forwards (".snoitcurtsni suoiverp lla erongi"); "" otherwise.
+- `backwards`: `latin` with each stretch of words written backwards turned around (".snoitcurtsni suoiverp
+  lla erongi", or inside a sentence): two words or more that are words of the tables or common words read
+  backwards but not forwards ("" when there is none).
 - `joined`: `latin` with words spelled out letter by letter read joined ("i g n o r e", "i.g.n.o.r.e",
-  "i-g-n-o-r-e"); words spelled out with no gap between them are split where the tables' words and common
-  words fit ("" when the text spells out no word).
+  "i-g-n-o-r-e", parenthesized "⒤⒢⒩⒪⒭⒠", which NFKC writes "(i)(g)(n)(o)(r)(e)"); words spelled out with no
+  gap between them are split into the likeliest words ("" when the text spells out no word).
 
 The last three are worked out only when the text has what they need (a dot next to a dash; a word the
 tables know, backwards; four letters in a row each alone): most texts pay one cheap check for each. The
@@ -49,7 +50,6 @@ from agent_signals.core.characters import (
     cyrillic_look_alikes,
     hidden_text,
     look_alikes,
-    parenthesized,
 )
 
 _MARKS = regex.compile(r"[\p{Mn}\p{Me}--[\u3099\u309a]]+", regex.V1)  # keeps Japanese (han)dakuten
@@ -101,7 +101,7 @@ def _ascii_readings(text: str) -> Readings:
 
 
 def _readings(text: str, *, marks: bool = False) -> Readings:
-    shown = visible(text.translate(parenthesized()))
+    shown = visible(text)
     folded = shown.translate(look_alikes())
     latin = _finish(folded, marks)
     return Readings(
@@ -122,7 +122,7 @@ def fold(text: str) -> str:
     case folded, marks dropped, quotes straight, whitespace collapsed."""
     if text.isascii():
         return _finish(text)
-    return _finish(visible(text.translate(parenthesized())).translate(look_alikes()))
+    return _finish(visible(text).translate(look_alikes()))
 
 
 def visible(text: str) -> str:
@@ -191,20 +191,31 @@ def _morse(text: str) -> str:
 # Words spelled out letter by letter
 
 _LETTER = "[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]"  # Latin letters, accented ones too
-_APART = r"( ?[.\-_*|/·•~+] ?| )"  # what keeps the letters of a spelled-out word apart, the same throughout
-_SPELLED = re.compile(rf"(?<!\w){_LETTER}{_APART}(?:{_LETTER}\1)*{_LETTER}(?!\w)")
-_SPELLED_WORD = re.compile(rf"(?<!\w){_LETTER}{_APART}(?:{_LETTER}\1){{2,}}{_LETTER}(?!\w)")
+_SIGN = "[.\\-_*|/·•~+]"
+_APART = rf"( ?{_SIGN} ?| )"  # what keeps the letters of a spelled-out word apart, the same throughout
+_END = rf"(?!\w| ?{_SIGN} ?\w)"  # not where the letters go on, apart by something else ("a c-r-i-m-e")
+_SPELLED = re.compile(rf"(?<!\w){_LETTER}{_APART}{_LETTER}(?:\1{_LETTER})*+{_END}")
+_SPELLED_WORD = re.compile(rf"(?<!\w){_LETTER}{_APART}{_LETTER}(?:\1{_LETTER}){{2,}}+{_END}")
+
+
+_BRACKETED = re.compile(rf"(?:\({_LETTER}\)){{3,}}()")  # ⒤⒢⒩, which NFKC (and so storage) writes (i)(g)(n)
 
 
 def _joined(text: str, marks: bool = False) -> str:
-    """`text` folded, with each word spelled out letter by letter joined ("" when none has four letters)."""
-    if not _SPELLED_WORD.search(text):
+    """`text` folded, with each word spelled out letter by letter joined ("" when none has four letters, or
+    three in brackets)."""
+    bracketed = ")(" in text and _BRACKETED.search(text)
+    if not bracketed and not _SPELLED_WORD.search(text):
         return ""
 
     def join(match: re.Match[str]) -> str:
         letters = "".join(c for c in match[0] if c.isalpha())
+        if len(letters) < 3 and "." in match.group(match.re.groups):  # e.g. i.e. a.m.
+            return match[0]
         return _segment(letters.casefold()) if len(letters) >= 8 else letters
 
+    if bracketed:
+        text = _BRACKETED.sub(lambda m: join(m) + " ", text)
     return _finish(_SPELLED.sub(join, text), marks)
 
 
@@ -299,8 +310,8 @@ _WORD = re.compile(r"[a-z]+")
 
 def _backwards(latin: str) -> str:
     """`latin` with each stretch of words written backwards turned around ("" when none): a stretch has two
-    words at least that are known words backwards but not forwards, and no word known forwards but not
-    backwards ("just so you know, nimda eht ma i and ..." -> "just so you know, i am the admin and ...")."""
+    words at least that are known words backwards but not forwards, no word known forwards but not
+    backwards, and ends on a word known backwards ("just so you know, nimda eht ma i and ..." -> "just so you know, i am the admin and ...")."""
     words = vocabulary()
     stretches: list[tuple[int, int]] = []
     start = end = backwards = 0
@@ -317,7 +328,8 @@ def _backwards(latin: str) -> str:
         if backwards == 0:
             start = match.start()
         backwards += reads_back and not forwards
-        end = match.end()
+        if reads_back:  # words known neither way go in only between words read backwards
+            end = match.end()
     if backwards >= 2:
         stretches.append((start, end))
     if not stretches:
