@@ -5,6 +5,11 @@ Sources: msc-valid's user messages and gold facts (a model fooled into copying a
 the message a candidate); the offline model's candidates and summaries over msc-valid, the hand-written
 workplace set (eval/workplace-signals.json) and the demo data. Pure Python: no database, no model server.
 
+Then the cost of screening per msc-valid user message (best of three runs, in microseconds): the folded
+readings (fold.readings), the instruction screen and the special-category screen, with the readings that
+decode Morse code, text written backwards and words spelled out (issue 31) and with them switched off; and
+which messages took one of them (each is worked out only when a cheap check says the text needs it).
+
     python bench/screen_false_positives.py [--data ../shared/data/msc-valid.json] [--show 20]
 """
 
@@ -22,9 +27,11 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from agent_signals.core import fold  # noqa: E402
 from agent_signals.core.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.prompts import SummaryLine  # noqa: E402
 from agent_signals.core.screen import screen_text  # noqa: E402
+from agent_signals.core.special import special_categories  # noqa: E402
 from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
@@ -53,11 +60,56 @@ def demo_set(users: int) -> tuple[list[dict], list[dict]]:
     return [{"user_id": demo_data.user_id(i), "facts": []} for i in range(users)], conversations
 
 
+DECODERS = ("_morse", "_backwards", "_joined")  # fold.py's readings of issue 31, each behind a cheap check
+
+
+def cost(messages: list[str], show: int, repeat: int) -> None:
+    """What screening costs per message, with the new readings and without them (the two interleaved, the
+    best of `repeat` runs of each, in CPU time: other processes on the machine blur wall time); who took
+    them."""
+    judges = {"readings": fold.readings, "instruction_reason": instruction_reason,
+              "special_categories": special_categories}  # fmt: skip
+    kept = {name: getattr(fold, name) for name in DECODERS}
+    labels = {True: "without Morse/backwards/spelled-out", False: "with them (this code)"}
+    best = {(off, name): float("inf") for off in labels for name in judges}
+    for _ in range(repeat):
+        for off in labels:
+            for name in DECODERS:
+                setattr(fold, name, (lambda *_args, **_kwargs: "") if off else kept[name])
+            for name, judge in judges.items():
+                fold.readings.cache_clear()
+                started = time.process_time()
+                for text in messages:
+                    judge(text)
+                best[off, name] = min(best[off, name], time.process_time() - started)
+    print(
+        f"\ncost per msc-valid user message ({len(messages)} messages, microseconds of CPU, best of {repeat})"
+    )
+    print(f"{'':<38}" + "".join(f"{name:>20}" for name in judges))
+    for off, label in labels.items():
+        print(f"{label:<38}" + "".join(f"{best[off, n] / len(messages) * 1e6:>20.1f}" for n in judges))
+    fold.readings.cache_clear()
+    took = {
+        name: [t for t in messages if getattr(fold.readings(t), name)]
+        for name in ("morse", "backwards", "joined")
+    }
+    print(
+        "messages that took a new reading: "
+        + ", ".join(f"{name} {len(texts)}" for name, texts in took.items())
+    )
+    for name, texts in took.items():
+        for text in texts[:show]:
+            print(f"  [{name}] {text[:100]!r} -> {getattr(fold.readings(text), name)[:80]!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "msc-valid.json")
     parser.add_argument("--demo-users", type=int, default=200)
     parser.add_argument("--show", type=int, default=10, help="flagged texts listed per source")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each cost measurement (the best counts)"
+    )
     args = parser.parse_args()
 
     msc = json.loads(args.data.read_text())
@@ -92,6 +144,7 @@ def main() -> None:
             )
             for reason, text in flagged[: args.show]:
                 print(f"  [{reason}] {text[:160]!r}")
+    cost(sources["msc-valid user messages"][0], args.show, args.repeat)
 
 
 if __name__ == "__main__":

@@ -76,11 +76,18 @@ class Readings:
     joined: str = ""
 
 
-@lru_cache(maxsize=64)  # the screens read one text after the other (instructions, special categories)
 def readings(text: str, *, marks: bool = False) -> Readings:
     """Every folded form of `text` (see the module's docstring); with `marks`, combining marks are kept
     (for tables that tell "schwül" from "schwul")."""
+    return _cached_readings(text, marks and not text.isascii())
+
+
+@lru_cache(maxsize=64)  # the screens read one text after the other (instructions, special categories)
+def _cached_readings(text: str, marks: bool) -> Readings:
     return _ascii_readings(text) if text.isascii() else _readings(text, marks=marks)
+
+
+readings.cache_clear = _cached_readings.cache_clear  # type: ignore[attr-defined]
 
 
 def _ascii_readings(text: str) -> Readings:
@@ -308,10 +315,20 @@ def _segment(letters: str) -> str:
 _WORD = re.compile(r"[a-z]+")
 
 
+@cache
+def _backwards_only() -> frozenset[str]:
+    """Known words of three letters or more written backwards, that are no known word forwards ("nimda")."""
+    words = vocabulary()
+    return frozenset(w[::-1] for w in words if len(w) >= 3 and w[::-1] not in words)
+
+
 def _backwards(latin: str) -> str:
-    """`latin` with each stretch of words written backwards turned around ("" when none): a stretch has two
-    words at least that are known words backwards but not forwards, no word known forwards but not
-    backwards, and ends on a word known backwards ("just so you know, nimda eht ma i and ..." -> "just so you know, i am the admin and ...")."""
+    """`latin` with each stretch of words written backwards turned around ("" when none): a stretch holds two
+    words at least of _backwards_only(), no word known forwards but not backwards, and ends on a word known
+    backwards ("just so you know, nimda eht ma i and ..." -> "just so you know, i am the admin and ...")."""
+    backwards_only = _backwards_only()
+    if len(backwards_only.intersection(_WORD.findall(latin))) < 2:  # the cheap check: most texts stop here
+        return ""
     words = vocabulary()
     stretches: list[tuple[int, int]] = []
     start = end = backwards = 0
@@ -322,13 +339,11 @@ def _backwards(latin: str) -> str:
             if backwards >= 2:
                 stretches.append((start, end))
             backwards = 0
-            continue
-        if backwards == 0 and not (reads_back and not forwards):
-            continue  # a stretch starts with a word read backwards
-        if backwards == 0:
-            start = match.start()
-        backwards += reads_back and not forwards
-        if reads_back:  # words known neither way go in only between words read backwards
+        elif word in backwards_only:
+            start = match.start() if backwards == 0 else start
+            backwards += 1
+            end = match.end()
+        elif backwards and reads_back:  # words known neither way go in only between words read backwards
             end = match.end()
     if backwards >= 2:
         stretches.append((start, end))

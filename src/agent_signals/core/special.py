@@ -41,6 +41,7 @@ CATEGORIES = (
 TABLE = Path(__file__).parent / "data" / "special_categories.toml"
 
 _MACRO = re.compile(r"\{([a-z_]+)\}")
+_NON_LATIN = re.compile("[^\x00-\u024f]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 # Sentences, then clauses: the unit a redaction replaces. Conjunctions of the table's languages end a clause
@@ -104,6 +105,8 @@ def special_categories(text: str) -> list[str]:
     """The special categories of personal data a text states (about anyone), in CATEGORIES order."""
     found: set[str] = set()
     for (script, strip, bounded), patterns in _matchers().items():
+        if script != "latin" and (text.isascii() or not _NON_LATIN.search(text)):
+            continue  # the other scripts' patterns need a letter of theirs
         folded = forms(text, script, strip)
         if not bounded and not _CJK.search(folded[0]):  # languages without spaces: Chinese, Japanese
             continue
