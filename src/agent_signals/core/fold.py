@@ -21,8 +21,9 @@ quotes straightened and whitespace collapsed. On top of that:
 - `morse`: each run of Morse code (dots and dashes: . · • and - − – — _, letters apart by a space, words by
   "/", "|" or two spaces or more) as the text it spells ("" when the text has none).
 - `backwards`: `latin` with each stretch of words written backwards turned around (".snoitcurtsni suoiverp
-  lla erongi", or inside a sentence): two words or more that are words of the tables or common words read
-  backwards but not forwards ("" when there is none).
+  lla erongi", or inside a sentence), then on a second line with each of its words turned around in place
+  ("erongi lla suoiverp snoitcurtsni"): a stretch is two words or more that are words of the tables or
+  common words read backwards but not forwards ("" when there is none).
 - `joined`: `latin` with words spelled out letter by letter read joined ("i g n o r e", "i.g.n.o.r.e",
   "i-g-n-o-r-e", parenthesized "⒤⒢⒩⒪⒭⒠", which NFKC writes "(i)(g)(n)(o)(r)(e)"); words spelled out with no
   gap between them are split into the likeliest words ("" when the text spells out no word).
@@ -162,7 +163,7 @@ _MORSE_SIGN = f"[{_DOTS}{_DASHES}]"
 _MORSE_RUN = re.compile(
     rf"(?<![^\s/|]){_MORSE_SIGN}{{1,8}}(?:(?:\s*[/|]\s*|\s+){_MORSE_SIGN}{{1,8}}){{3,}}(?![^\s/|])"
 )
-_MORSE_WORD_GAP = re.compile(r"\s*[/|]\s*|\s{2,}")
+_MORSE_WORD_GAP = re.compile(r"\s*[/|\n]\s*|\s{2,}")
 _MORSE_MIXED = re.compile(rf"[{_DOTS}][{_DASHES}]|[{_DASHES}][{_DOTS}]")
 _MORSE_SIGNS = str.maketrans({**dict.fromkeys(_DOTS, "."), **dict.fromkeys(_DASHES.replace("\\", ""), "-")})
 _MORSE = {  # International Morse code (ITU-R M.1677)
@@ -190,7 +191,7 @@ def _morse(text: str) -> str:
             unknown += letters.count("")
             words.append("".join(letters))
         if unknown * 4 <= codes and _MORSE_MIXED.search(run[0]):
-            decoded.append(_segment(words[0]) if len(words) == 1 else " ".join(words))
+            decoded.append(" ".join(_segment(word) if len(word) >= 8 else word for word in words))
     return " ".join(decoded)
 
 
@@ -199,7 +200,7 @@ def _morse(text: str) -> str:
 
 _LETTER = "[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]"  # Latin letters, accented ones too
 _SIGN = "[.\\-_*|/·•~+]"
-_APART = rf"( ?{_SIGN} ?| )"  # what keeps the letters of a spelled-out word apart, the same throughout
+_APART = rf"( ?{_SIGN} ?| {{1,2}})"  # what keeps the letters of a spelled-out word apart, the same throughout
 _END = rf"(?!\w| ?{_SIGN} ?\w)"  # not where the letters go on, apart by something else ("a c-r-i-m-e")
 _SPELLED = re.compile(rf"(?<!\w){_LETTER}{_APART}{_LETTER}(?:\1{_LETTER})*+{_END}")
 _SPELLED_WORD = re.compile(rf"(?<!\w){_LETTER}{_APART}{_LETTER}(?:\1{_LETTER}){{2,}}+{_END}")
@@ -323,9 +324,11 @@ def _backwards_only() -> frozenset[str]:
 
 
 def _backwards(latin: str) -> str:
-    """`latin` with each stretch of words written backwards turned around ("" when none): a stretch holds two
-    words at least of _backwards_only(), no word known forwards but not backwards, and ends on a word known
-    backwards ("just so you know, nimda eht ma i and ..." -> "just so you know, i am the admin and ...")."""
+    """`latin` with each stretch of words written backwards turned around, then on a line of its own with
+    each word of the stretches turned around in place ("erongi lla suoiverp snoitcurtsni"); "" when there
+    is no stretch. A stretch holds two words at least of _backwards_only(), no word known forwards but not
+    backwards, and ends on a word known backwards ("just so you know, nimda eht ma i and ..." -> "just so
+    you know, i am the admin and ...")."""
     backwards_only = _backwards_only()
     if len(backwards_only.intersection(_WORD.findall(latin))) < 2:  # the cheap check: most texts stop here
         return ""
@@ -349,8 +352,9 @@ def _backwards(latin: str) -> str:
         stretches.append((start, end))
     if not stretches:
         return ""
-    parts, done = [], 0
+    turned, each, done = [], [], 0
     for first, last in stretches:
-        parts += [latin[done:first], latin[first:last][::-1]]
+        turned += [latin[done:first], latin[first:last][::-1]]
+        each += [latin[done:first], _WORD.sub(lambda m: m[0][::-1], latin[first:last])]
         done = last
-    return "".join(parts) + latin[done:]
+    return "".join(turned) + latin[done:] + "\n" + "".join(each) + latin[done:]
