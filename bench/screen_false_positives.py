@@ -5,9 +5,14 @@ ordinary chat messages, gold facts and what the offline model writes, none of wh
 Sources: msc-valid's user messages and gold facts (a model fooled into copying a message verbatim makes
 the message a candidate); the offline model's candidates and summaries over msc-valid, the hand-written
 workplace set (eval/workplace-signals.json) and the demo data. The sensitive screen is also run on the
-hostile corpora (tests/data/hostile_corpus.json and, when it exists, /work/corpus/hostile_dev.json): their
+development corpora (tests/data/hostile_corpus.json and hostile_dev.json): their
 benign items count as false positives, their secret, identifier and contact items as misses when nothing
 is found. Pure Python: no database, no model server.
+
+Then the cost of screening per msc-valid user message (best of three runs, in microseconds): the folded
+readings (fold.readings), the instruction screen and the special-category screen, with the readings that
+decode Morse code, text written backwards and words spelled out (issue 31) and with them switched off; and
+which messages took one of them (each is worked out only when a cheap check says the text needs it).
 
     python bench/screen_false_positives.py [--data ../shared/data/msc-valid.json] [--show 20]
 """
@@ -26,10 +31,12 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from agent_signals.core import fold  # noqa: E402
 from agent_signals.core.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.prompts import SummaryLine  # noqa: E402
 from agent_signals.core.screen import screen_text  # noqa: E402
 from agent_signals.core.sensitive import sensitive_kinds  # noqa: E402
+from agent_signals.core.special import special_categories  # noqa: E402
 from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
@@ -58,7 +65,10 @@ def demo_set(users: int) -> tuple[list[dict], list[dict]]:
     return [{"user_id": demo_data.user_id(i), "facts": []} for i in range(users)], conversations
 
 
-HOSTILE_CORPORA = (ROOT / "tests" / "data" / "hostile_corpus.json", Path("/work/corpus/hostile_dev.json"))
+HOSTILE_CORPORA = (
+    ROOT / "tests" / "data" / "hostile_corpus.json",
+    ROOT / "tests" / "data" / "hostile_dev.json",
+)
 FOUND_GROUPS = frozenset({"secret", "identifier", "contact"})  # the groups the sensitive screen must find
 
 
@@ -110,6 +120,48 @@ def report_sensitive(sources: dict[str, tuple[list[str], bool]], show: int) -> N
                 print(f"  [{reason}] {text[:200]!r}")
 
 
+DECODERS = ("_morse", "_backwards", "_joined")  # fold.py's readings of issue 31, each behind a cheap check
+
+
+def cost(messages: list[str], show: int, repeat: int) -> None:
+    """What screening costs per message, with the new readings and without them (the two interleaved, the
+    best of `repeat` runs of each, in CPU time: other processes on the machine blur wall time); who took
+    them."""
+    judges = {"readings": fold.readings, "instruction_reason": instruction_reason,
+              "special_categories": special_categories}  # fmt: skip
+    kept = {name: getattr(fold, name) for name in DECODERS}
+    labels = {True: "without Morse/backwards/spelled-out", False: "with them (this code)"}
+    best = {(off, name): float("inf") for off in labels for name in judges}
+    for _ in range(repeat):
+        for off in labels:
+            for name in DECODERS:
+                setattr(fold, name, (lambda *_args, **_kwargs: "") if off else kept[name])
+            for name, judge in judges.items():
+                fold.readings.cache_clear()
+                started = time.process_time()
+                for text in messages:
+                    judge(text)
+                best[off, name] = min(best[off, name], time.process_time() - started)
+    print(
+        f"\ncost per msc-valid user message ({len(messages)} messages, microseconds of CPU, best of {repeat})"
+    )
+    print(f"{'':<38}" + "".join(f"{name:>20}" for name in judges))
+    for off, label in labels.items():
+        print(f"{label:<38}" + "".join(f"{best[off, n] / len(messages) * 1e6:>20.1f}" for n in judges))
+    fold.readings.cache_clear()
+    took = {
+        name: [t for t in messages if getattr(fold.readings(t), name)]
+        for name in ("morse", "backwards", "joined")
+    }
+    print(
+        "messages that took a new reading: "
+        + ", ".join(f"{name} {len(texts)}" for name, texts in took.items())
+    )
+    for name, texts in took.items():
+        for text in texts[:show]:
+            print(f"  [{name}] {text[:100]!r} -> {getattr(fold.readings(text), name)[:80]!r}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "msc-valid.json")
@@ -119,6 +171,9 @@ def main() -> None:
         "--show-sensitive", type=int, default=200, help="texts the sensitive screen got wrong, per source"
     )
     parser.add_argument("--only-sensitive", action="store_true", help="skip the instruction screen")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs of each cost measurement (the best counts)"
+    )
     args = parser.parse_args()
 
     msc = json.loads(args.data.read_text())
@@ -157,6 +212,7 @@ def main() -> None:
             )
             for reason, text in flagged[: args.show]:
                 print(f"  [{reason}] {text[:160]!r}")
+    cost(sources["msc-valid user messages"][0], args.show, args.repeat)
 
 
 if __name__ == "__main__":

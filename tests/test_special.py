@@ -189,6 +189,49 @@ def test_each_statement_is_flagged_and_redacted(category, text):
     assert f"[{category} redacted]" in redacted and special_categories(redacted) == []
 
 
+def _regional(text: str) -> str:
+    return "".join(chr(0x1F1E6 + ord(c) - ord("a")) if "a" <= c <= "z" else c for c in text.lower())
+
+
+# Stated in disguised letters: found through the folding the instruction screen reads (fold.py)
+DISGUISED = [
+    ("health", "I have ᴅɪᴀʙᴇᴛᴇꜱ"),
+    ("sexuality", "Is 🅶🅰🆈"),
+    ("gender_identity", "Is " + _regional("transgender")),
+    ("health", "I have dіabetes"),  # a Cyrillic і
+    ("religion", "Ιs a devout Catholic"),  # a Greek Ι
+    ("health", "I have d i a b e t e s"),
+    ("criminal_record", "Has a c-r-i-m-i-n-a-l r-e-c-o-r-d"),
+    ("health", ".. / .... .- ...- . / -.. .. .- -... . - . ..."),
+    ("health", "setebaid evah I"),
+    ("health", "Je souffre de ᴅᴇᴘʀᴇꜱꜱɪᴏɴ"),  # a language matched without accents
+    ("sexuality", "Ich bin 🅢🅒🅗🅦🅤🅛"),  # one matched with them
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("category", "text"), DISGUISED, ids=lambda v: ascii(v)[:40])
+def test_a_statement_in_disguised_letters_is_flagged(category, text):
+    assert category in special_categories(text)
+
+
+@pytest.mark.unit
+def test_soft_hyphens_and_enclosed_letters_stay_read():
+    assert special_categories("I have dia\u00adbetes") == ["health"]
+    assert special_categories("Is a member of the ⓛⓐⓑⓞⓤⓡ ⓟⓐⓡⓣⓨ") == ["political_opinion"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "text",
+    ["Loves Paris 🇫🇷 and Tokyo 🇯🇵 🎉", "Writes ∑ᵢ xᵢ² ≤ ∫₀¹ f(x) dx in notes", "Ich bin schwül heute",
+     "Spells his name J-O-H-N", "Live à Montréal, aime la crème brûlée", "Живу в Москве", "我住在上海"],
+    ids=lambda t: ascii(t)[:30],
+)  # fmt: skip
+def test_emoji_math_accents_and_other_scripts_state_nothing(text):
+    assert special_categories(text) == []
+
+
 @pytest.mark.unit
 @pytest.mark.parametrize("text", ORDINARY)
 def test_accommodations_jobs_and_lookalikes_pass(text):

@@ -124,3 +124,33 @@ def test_a_text_that_hides_what_it_says_is_told_apart_from_a_flag_emoji():
     england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
     assert not disguises_text(f"Supports England {england}")
     assert not disguises_text("Writes Arabic and English: \u0645\u0631\u062d\u0628\u0627 hello")
+
+
+@pytest.mark.unit
+def test_storage_and_screening_read_the_same_characters():
+    """One definition of hidden, disguising and look-alike characters (core/characters.py): every character
+    storage strips (text.clean) is one screening drops (fold.visible) and the other way round; every
+    character storage flags as disguising (text.disguises_text) is dropped by screening, which reads what it
+    carries, and screening reads what no character storage leaves unflagged carries; no character screening
+    folds to a Latin letter is one storage strips. Code point by code point."""
+    from agent_signals.core.characters import hidden_text, look_alikes
+    from agent_signals.core.fold import fold, readings, visible
+    from agent_signals.core.text import disguises_text
+
+    points = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]
+    stripped = {c for c in points if clean(f"a{c}b") == "ab"}
+    dropped = {c for c in points if visible(f"a{c}b") == "ab"}
+    assert stripped == dropped == {c for c in points if re.fullmatch(HIDDEN_CHARACTERS, c)}
+
+    flagged = {c for c in points if disguises_text(f"a{c}b")}
+    assert flagged and flagged <= dropped
+    carried = {c for c in points if hidden_text(f"a{c}bc")}  # fold.py's `hidden` reading
+    assert carried and carried <= flagged  # the tag letters and the right-to-left override
+    assert readings("a\u202ecba").hidden == hidden_text("a\u202ecba") == "abc"
+
+    folded = set(look_alikes())
+    assert folded and not {chr(code) for code in folded} & stripped
+
+    everything = "".join(points)
+    assert visible(everything) == clean(everything)
+    assert fold(clean(everything)) == fold(everything)

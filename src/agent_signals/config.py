@@ -18,6 +18,12 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from agent_signals.errors import AgentSignalsError
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+# The languages signals may be written in: the Latin-script languages whose words core/signal_shape.py tells
+# apart (wordfreq's word lists of that script).
+SIGNAL_LANGUAGES = (
+    "ca", "cs", "da", "de", "en", "es", "fi", "fil", "fr", "hu", "id", "is", "it", "lt", "lv", "ms", "nb",
+    "nl", "pl", "pt", "ro", "sh", "sk", "sl", "sv", "tr", "vi",
+)  # fmt: skip
 DEFAULT_KINDS = (
     "role",
     "team",
@@ -313,18 +319,16 @@ class Settings(BaseSettings):
     @field_validator("signal_language")
     @classmethod
     def _check_signal_language(cls, value: str) -> str:
-        from agent_signals.core.signal_shape import LATIN_LANGUAGES
-
-        if value not in LATIN_LANGUAGES:
-            raise ValueError(f"{value!r} is not one of {' '.join(LATIN_LANGUAGES)}")
+        if value not in SIGNAL_LANGUAGES:
+            raise ValueError(f"{value!r} is not one of {' '.join(SIGNAL_LANGUAGES)}")
         return value
 
     @property
     def signal_language_name(self) -> str:
-        """The signal language's English name, as the prompts say it."""
-        from agent_signals.core.signal_shape import language_name
+        """The signal language's English name, as the prompts say it (CLDR, through babel)."""
+        from babel import Locale
 
-        return language_name(self.signal_language)
+        return Locale.parse(self.signal_language).get_display_name("en") or self.signal_language
 
     @property
     def sql_dir(self) -> Path:

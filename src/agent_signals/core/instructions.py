@@ -11,7 +11,9 @@ the agent may do. `instruction_reason(text)` names why a text must not become a 
   markup and template syntax, code; and encoded blobs (base64, hex, binary, escapes).
 
 Each table reads the folded forms of the text (fold.py): NFKC, invisible characters dropped, look-alike
-letters folded, leetspeak and ROT13 read too, and what tag characters or a right-to-left override hide.
+letters folded (other scripts' homoglyphs, small capitals, enclosed, squared and negative squared letters,
+regional indicators), leetspeak, ROT13, Morse code, text written backwards and words spelled out letter by
+letter read too, and what tag characters or a right-to-left override hide.
 No maintained offline library judges prompt-injection intent, hence the phrase tables; they name what a
 person would write, and stay narrow enough that ordinary facts and preferences pass (a job title with
 "administrator" in it is a fact; "an administrator with full access" is a claim).
@@ -131,7 +133,11 @@ _HIDDEN = {
     "leet_l": " (in leetspeak)",
     "rot13": " (in ROT13)",
     "hidden": " (hidden in invisible characters)",
+    "morse": " (in Morse code)",
+    "backwards": " (written backwards)",
+    "joined": " (spelled out letter by letter)",
 }
+_DECODED = ("morse", "backwards", "joined")  # readings that are "" unless the text needs them
 
 
 @dataclass(frozen=True)
@@ -165,14 +171,15 @@ def intent_reason(text: str) -> str | None:
 
 def _reason(forms: Readings, shown: str, syntax: bool = True) -> str | None:
     tables = _tables()
-    for name in ("latin", "rot13") if syntax else ():
+    decoded = [name for name in _DECODED if getattr(forms, name)]
+    for name in ("latin", "rot13", *decoded) if syntax else ():
         if match := tables.syntax.search(getattr(forms, name)):
             return SYNTAX[match.lastgroup][0] + _HIDDEN.get(name, "")
     if syntax and any(check is None or check(m[0]) for blob, check in BLOBS for m in blob.finditer(shown)):
         return BLOB_REASON
     if _NON_LATIN.search(forms.plain) and (match := tables.other.search(forms.plain)):
         return INTENTS[match.lastgroup]
-    for name in ("latin", "leet_i", "leet_l", "rot13"):
+    for name in ("latin", "leet_i", "leet_l", "rot13", *decoded):
         if name.startswith("leet") and getattr(forms, name) == forms.latin:
             continue
         if match := tables.latin.search(getattr(forms, name)):

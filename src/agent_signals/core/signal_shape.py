@@ -29,12 +29,10 @@ from functools import cache
 
 import regex
 
+from agent_signals.config import SIGNAL_LANGUAGES
+
 ENGLISH = "en"
-# Latin-script languages the identifier tells apart from one another (wordfreq's lists of that script)
-LATIN_LANGUAGES = (
-    "ca", "cs", "da", "de", "en", "es", "fi", "fil", "fr", "hu", "id", "is", "it", "lt", "lv", "ms", "nb",
-    "nl", "pl", "pt", "ro", "sh", "sk", "sl", "sv", "tr", "vi",
-)  # fmt: skip
+LATIN_LANGUAGES = SIGNAL_LANGUAGES  # the Latin-script languages the identifier tells apart
 # a word is common in a language when its Zipf frequency is at least this (once per 10 million words)
 COMMON_ZIPF = 1.0
 # at least this share of a text's words must be common in English, and no other language may read more

@@ -5,7 +5,10 @@ core/data/special_categories.toml (English, French, German, Spanish, Italian, Po
 Japanese).
 
 No well-kept offline library detects these, so the phrases are a hand table (one per language and category),
-matched on a folded form of the text. It flags what a text states, about the user or anyone else; the model's
+matched on the folded forms the instruction screen reads (fold.py, whose hidden and look-alike characters are
+characters.py's, as storage's are): Latin-script languages on the Latin folding (look-alikes, small
+capitals, enclosed and squared letters, Morse, text written backwards, words spelled out), the others on the
+text as written. It flags what a text states, about the user or anyone else; the model's
 judgement plays no part. The accommodation is not the condition: "Prefers short sentences" passes, "Has
 dyslexia" does not.
 
@@ -18,10 +21,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-import unicodedata
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from agent_signals.core.fold import Readings, readings
 
 CATEGORIES = (
     "ethnic_origin",
@@ -37,9 +40,8 @@ CATEGORIES = (
 )
 TABLE = Path(__file__).parent / "data" / "special_categories.toml"
 
-_FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"', "ё": "е"})
-_SPACE = re.compile(r"\s+")
 _MACRO = re.compile(r"\{([a-z_]+)\}")
+_NON_LATIN = re.compile("[^\x00-\u024f]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 # Sentences, then clauses: the unit a redaction replaces. Conjunctions of the table's languages end a clause
@@ -54,69 +56,66 @@ _CLAUSE_END = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class _Matchers:
-    """Per category, one alternation of every language's patterns for each way of folding the text."""
-
-    plain: dict[str, re.Pattern[str]]  # over fold(text), languages with word boundaries
-    stripped: dict[str, re.Pattern[str]]  # over fold(text, strip_accents=True)
-    unspaced: dict[str, re.Pattern[str]]  # over fold(text), languages without (only tried on CJK text)
+# (script, strip_accents, word_boundaries) of a group of languages -> category -> one alternation
+_Matchers = dict[tuple[str, bool, bool], dict[str, re.Pattern[str]]]
 
 
-def fold(text: str, *, strip_accents: bool = False) -> str:
-    """The form the table is matched on: NFKC, invisible format characters (zero-width, bidi, tags) dropped,
-    casefolded, typographic apostrophes straightened, "ё" as "е", whitespace collapsed; with `strip_accents`,
-    combining marks removed as well ("diabète" -> "diabete")."""
-    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
-    text = _SPACE.sub(" ", text.casefold().translate(_FOLD)).strip()
-    if strip_accents:
-        text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-        text = unicodedata.normalize("NFC", text)
-    return text
+def forms(text: str, script: str, strip_accents: bool) -> list[str]:
+    """The folded forms a group of languages is matched on (fold.py): Latin-script languages on the Latin
+    folding and what Morse code, backwards text and spelled-out words read as; the others on the text as
+    written (`plain`, "ё" as "е"); with `strip_accents`, combining marks removed ("diabète" -> "diabete")."""
+    read: Readings = readings(text, marks=not strip_accents)
+    if script != "latin":
+        return [read.plain.replace("ё", "е")]
+    return [read.latin, *(form for form in (read.morse, read.backwards, read.joined) if form)]
 
 
 @cache
 def _matchers() -> _Matchers:
-    """The table compiled once: per category, one alternation over every language matched on the plain
-    fold, one over the languages matched without accents."""
+    """The table compiled once: per group of languages read on the same folded forms, per category, one
+    alternation over every language of the group."""
     table = tomllib.loads(TABLE.read_text(encoding="utf-8"))
-    # (strip_accents, word_boundaries) -> category -> patterns
-    groups: dict[tuple[bool, bool], dict[str, list[str]]] = {}
+    groups: dict[tuple[str, bool, bool], dict[str, list[str]]] = {}
     for language, spec in table.items():
         macros = spec.get("macros", {})
         unknown = set(spec["categories"]) - set(CATEGORIES)
         if unknown:
             raise ValueError(f"{TABLE.name}: [{language}] names unknown categories {sorted(unknown)}")
-        group = groups.setdefault((spec["strip_accents"], spec["word_boundaries"]), {})
+        if spec["script"] not in ("latin", "other"):
+            raise ValueError(f"{TABLE.name}: [{language}] script must be latin or other")
+        if spec["strip_accents"] and not spec["word_boundaries"]:
+            raise ValueError(f"{TABLE.name}: a language without word boundaries cannot strip accents")
+        group = groups.setdefault((spec["script"], spec["strip_accents"], spec["word_boundaries"]), {})
         for category, patterns in spec["categories"].items():
             group.setdefault(category, []).extend(
                 _MACRO.sub(lambda m, macros=macros: macros[m[1]], pattern) for pattern in patterns
             )
-
-    def compile_group(strip: bool, bounded: bool) -> dict[str, re.Pattern[str]]:
-        compiled = {}
-        for category, patterns in groups.get((strip, bounded), {}).items():
+    compiled: _Matchers = {}
+    for (script, strip, bounded), by_category in groups.items():
+        compiled[script, strip, bounded] = {}
+        for category, patterns in by_category.items():
             union = "|".join(f"(?:{p})" for p in patterns)
-            compiled[category] = re.compile(rf"(?<!\w)(?:{union})(?!\w)" if bounded else union)
-        return compiled
-
-    if (True, False) in groups:
-        raise ValueError(f"{TABLE.name}: a language without word boundaries cannot strip accents")
-    return _Matchers(compile_group(False, True), compile_group(True, True), compile_group(False, False))
+            compiled[script, strip, bounded][category] = re.compile(
+                rf"(?<!\w)(?:{union})(?!\w)" if bounded else union
+            )
+    return compiled
 
 
 def special_categories(text: str) -> list[str]:
     """The special categories of personal data a text states (about anyone), in CATEGORIES order."""
-    matchers = _matchers()
-    plain, stripped = fold(text), fold(text, strip_accents=True)
-    folds = [(matchers.plain, plain), (matchers.stripped, stripped)]
-    if _CJK.search(plain):
-        folds.append((matchers.unspaced, plain))
-    return [
-        category
-        for category in CATEGORIES
-        if any(category in patterns and patterns[category].search(folded) for patterns, folded in folds)
-    ]
+    found: set[str] = set()
+    for (script, strip, bounded), patterns in _matchers().items():
+        if script != "latin" and (text.isascii() or not _NON_LATIN.search(text)):
+            continue  # the other scripts' patterns need a letter of theirs
+        folded = forms(text, script, strip)
+        if not bounded and not _CJK.search(folded[0]):  # languages without spaces: Chinese, Japanese
+            continue
+        found.update(
+            category
+            for category, pattern in patterns.items()
+            if category not in found and any(pattern.search(form) for form in folded)
+        )
+    return [category for category in CATEGORIES if category in found]
 
 
 def _placeholder(categories: list[str], replaced: str) -> str:

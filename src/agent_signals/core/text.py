@@ -6,18 +6,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Invisible characters: Unicode's Default_Ignorable_Code_Point set (zero-width space, ZWNJ, ZWJ, soft hyphen,
-# word joiner, BOM, the bidi controls LRM/RLM/ALM, LRE..RLO and LRI..PDI, variation selectors, Hangul fillers,
-# tag characters U+E0000-E007F and the rest of U+E0000-E0FFF) and every other format character (category Cf).
-# Written in the regex syntax both Python's re and PostgreSQL's regular expressions read: the SQL twin,
-# signals.clean_text in sql/migrations/m012_normalised_text.sql, holds this very literal (tests/test_text.py).
-HIDDEN_CHARACTERS = (
-    r"[\u00AD\u034F\u0600-\u0605\u061C\u06DD\u070F\u0890-\u0891\u08E2\u115F-\u1160\u17B4-\u17B5"
-    r"\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB"
-    r"\U000110BD\U000110CD\U00013430-\U0001343F\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A"
-    r"\U000E0000-\U000E0FFF]"
-)
-_HIDDEN = re.compile(HIDDEN_CHARACTERS)
+from agent_signals.core.characters import HIDDEN, disguises
+from agent_signals.core.characters import HIDDEN_CHARACTERS as HIDDEN_CHARACTERS  # the SQL twin's literal
+
+# What is hidden (stripped before storing) and what disguises a text: characters.py, which screening reads
+# too. HIDDEN_CHARACTERS is the literal that signals.clean_text in SQL holds (tests/test_text.py).
+_HIDDEN = HIDDEN
 _SPACE = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "})
@@ -35,16 +29,11 @@ def hidden_characters(text: str) -> int:
     return sum(1 for _ in _HIDDEN.finditer(text))
 
 
-# Characters that make text read differently from how it is stored: bidi embeddings and overrides (a
-# run shown reversed) and Unicode tag characters (invisible ASCII), outside the flag emoji they spell.
-_DISGUISE = re.compile("[\u202a-\u202e\U000e0000-\U000e007f]")
-_TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
-
-
 def disguises_text(text: str) -> bool:
     """Whether a text hides what it says from its reader (bidi overrides, tag characters): a person
-    typing a message does not produce them, so a message that has them is hostile, whatever they hide."""
-    return bool(_DISGUISE.search(_TAG_FLAG.sub("", text)))
+    typing a message does not produce them, so a message that has them is hostile, whatever they hide.
+    Screening reads what they hide (fold.py's `hidden` reading): characters.py defines both."""
+    return disguises(text)
 
 
 def squash(text: str) -> str:
