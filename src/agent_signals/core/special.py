@@ -101,8 +101,25 @@ def _matchers() -> _Matchers:
     return compiled
 
 
+_TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def names_medicine(text: str) -> bool:
+    """Whether a text names a medicine (health data whatever the sentence around it says): a word or words
+    that drug-named-entity-recognition's dictionary (DrugBank, MeSH, NHS and MedlinePlus names and brand
+    names, shipped in its package) knows as a drug with a MedlinePlus entry, which leaves out the foods,
+    plants and chemicals the dictionary also holds ("black olive", "cashews", "caps")."""
+    tokens = _TOKEN.findall(text)
+    if not tokens:
+        return False
+    from drug_named_entity_recognition import find_drugs  # its dictionary loads on first use (about 4 s)
+
+    return any("medline_plus_id" in drug for drug, _start, _end in find_drugs(tokens))
+
+
 def special_categories(text: str) -> list[str]:
-    """The special categories of personal data a text states (about anyone), in CATEGORIES order."""
+    """The special categories of personal data a text states (about anyone), in CATEGORIES order: the
+    table's phrases, and a medicine named (health)."""
     found: set[str] = set()
     for (script, strip, bounded), patterns in _matchers().items():
         if script != "latin" and (text.isascii() or not _NON_LATIN.search(text)):
@@ -115,6 +132,8 @@ def special_categories(text: str) -> list[str]:
             for category, pattern in patterns.items()
             if category not in found and any(pattern.search(form) for form in folded)
         )
+    if "health" not in found and names_medicine(text):
+        found.add("health")
     return [category for category in CATEGORIES if category in found]
 
 
