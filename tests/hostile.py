@@ -174,9 +174,21 @@ def agent_texts(conn: psycopg.Connection) -> dict[str, list[Text]]:
     return texts
 
 
+_MACHINE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # an id
+    r"|\d{4}-\d\d-\d\d(?:[T ][\d:.]+(?:[+-]\d\d:?\d\d|Z)?)?"  # a time
+    r"|\[?-?\d+\.\d+(?:,\s*-?\d+\.\d+(?:e-?\d+)?)*\]?"  # a vector
+    r"|[0-9a-f]{32,64}",  # a fingerprint
+    re.I,
+)
+
+
 def _strings(value: object) -> Iterator[str]:
+    """The strings of a stored value, but the machine's own (ids, times, vectors, hashes): a short secret
+    such as a four-digit PIN is found in a uuid by chance."""
     if isinstance(value, str):
-        yield value
+        if not _MACHINE.fullmatch(value):
+            yield value
     elif isinstance(value, dict):
         for key, inner in value.items():
             yield str(key)

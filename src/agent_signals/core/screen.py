@@ -176,7 +176,9 @@ def screen_shard(
         else:
             kept = _redacted(proposal, quotes, keep_special)
             if taints:
-                kept = _quotes_withheld(kept, proposal, {_cited(c) for c in proposal.evidence}, user_id, tainted)
+                kept = _quotes_withheld(
+                    kept, proposal, {_cited(c) for c in proposal.evidence}, user_id, tainted
+                )
             screened.keep.append(kept)
     return result
 

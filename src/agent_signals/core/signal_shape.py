@@ -35,8 +35,12 @@ ENGLISH = "en"
 LATIN_LANGUAGES = SIGNAL_LANGUAGES  # the Latin-script languages the identifier tells apart
 # a word is common in a language when its Zipf frequency is at least this (once per 10 million words)
 COMMON_ZIPF = 1.0
-# at least this share of a text's words must be common in English, and no other language may read more
+# at least this share of a text's words must be common in the language, and no other language may read more
 ENGLISH_SHARE = 0.6
+# and of a longer text (FREQUENT_FROM words or more), at least half must be frequent in it (Zipf 3.5: once
+# in 300,000 words): a romanised language (Hinglish) shares many rare words with English's web text
+FREQUENT_ZIPF = 3.5
+FREQUENT_FROM = 6
 
 _LETTER = regex.compile(r"\p{L}")
 _OTHER_SCRIPT = regex.compile(r"[\p{L}--[\p{Script=Latin}]]", regex.V1)
@@ -73,6 +77,8 @@ def _language_reason(text: str, language: str) -> str | None:
     counts = {lang: sum(1 for w in words if _common(w, lang)) for lang in LATIN_LANGUAGES}
     own = counts[language]
     best = max(counts, key=lambda lang: (counts[lang], lang == language))
+    if len(words) >= FREQUENT_FROM and 2 * sum(1 for w in words if _frequent(w, language)) < len(words):
+        return f"not written in {language_name(language)}: most of its words are rare in it"
     if own >= ENGLISH_SHARE * len(words) and counts[best] <= own:
         return None
     if best != language and counts[best] > own:
@@ -95,6 +101,10 @@ _MIN_FREQUENCY = 10 ** (COMMON_ZIPF - 9)
 @cache
 def _common(word: str, language: str) -> bool:
     return _frequencies(language).get(word, 0.0) >= _MIN_FREQUENCY
+
+
+def _frequent(word: str, language: str) -> bool:
+    return _frequencies(language).get(word, 0.0) >= 10 ** (FREQUENT_ZIPF - 9)
 
 
 @cache
@@ -136,7 +146,7 @@ ignore impersonate inform install invite leak let log mail mark merge message mo
 omit open order overwrite override paste pay ping post pretend process provide publish purchase push
 record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
 schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
-trust turn unlock update upload view visit wipe wire withdraw raise increase decrease
+trust turn unlock update upload view visit wipe wire withdraw raise increase decrease pass issue
 """
 ACTIONS = tuple(_ACTION_WORDS.split())
 
@@ -222,7 +232,10 @@ _IMPERATIVE = re.compile(
 def _acting(actors: str) -> re.Pattern[str]:
     return re.compile(
         rf"{_B}(?:{actors}){_E}(?:\s+\S+){{0,5}}?\s+(?:to|{_MODAL})\s+(?:\S+\s+){{0,8}}?(?:{_BASE}|be|get|see|read){_E}"
-        rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_ANY_FORM}){_E}",
+        rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_ANY_FORM}){_E}"
+        # what the agent does, said as a fact: "the assistant says yes to refund requests"
+        rf"|{_B}(?:the |an? |any |every )(?:\S+\s+)?(?:{AGENTS}){_E}\s+{_ADVERB}(?!is\b|was\b|has\b|does\b|seems\b)"
+        rf"[a-z]+(?:s|es)\b",
         re.I,
     )
 
