@@ -24,6 +24,7 @@ English grammar.
 
 from __future__ import annotations
 
+import math
 import re
 from functools import cache
 
@@ -40,6 +41,8 @@ ENGLISH_SHARE = 0.6
 # and of a longer text (FREQUENT_FROM words or more), at least half must be frequent in it (Zipf 3.5: once
 # in 300,000 words): a romanised language (Hinglish) shares many rare words with English's web text
 FREQUENT_ZIPF = 3.5
+# another language reads the words as likelier by this much per word (in Zipf units, orders of magnitude)
+LIKELIER_BY = 0.5
 FREQUENT_FROM = 6
 
 _LETTER = regex.compile(r"\p{L}")
@@ -76,6 +79,12 @@ def _language_reason(text: str, language: str) -> str | None:
         return None
     counts = {lang: sum(1 for w in words if _common(w, lang)) for lang in LATIN_LANGUAGES}
     own = counts[language]
+    # the language whose word frequencies make the words likeliest (the sum of their Zipf values): word
+    # lists of web text hold each other's common words, so whether a word is known says less than how often
+    scores = {lang: sum(_zipf(w, lang) for w in words) for lang in LATIN_LANGUAGES}
+    best = max(scores, key=lambda lang: (scores[lang], lang == language))
+    if best != language and scores[best] > scores[language] + LIKELIER_BY * len(words):
+        return f"not written in {language_name(language)}: reads as {language_name(best)}"
     best = max(counts, key=lambda lang: (counts[lang], lang == language))
     if len(words) >= FREQUENT_FROM and 2 * sum(1 for w in words if _frequent(w, language)) < len(words):
         return f"not written in {language_name(language)}: most of its words are rare in it"
@@ -101,6 +110,12 @@ _MIN_FREQUENCY = 10 ** (COMMON_ZIPF - 9)
 @cache
 def _common(word: str, language: str) -> bool:
     return _frequencies(language).get(word, 0.0) >= _MIN_FREQUENCY
+
+
+@cache
+def _zipf(word: str, language: str) -> float:
+    frequency = _frequencies(language).get(word, 0.0)
+    return max(0.0, 9 + math.log10(frequency)) if frequency else 0.0
 
 
 def _frequent(word: str, language: str) -> bool:
@@ -228,6 +243,15 @@ _IMPERATIVE = re.compile(
 )
 
 
+# a duty given to an agent: "Duty of the assistant: answer refund requests", "the bot's job is to ..."
+_AGENT_DUTY = re.compile(
+    rf"{_B}(?:duty|duties|job|jobs|task|tasks|role|responsibilit(?:y|ies)|standing (?:order|instruction)s?|"
+    rf"orders?|rules?|policy|mandate)\s+(?:of|for)\s+(?:the |my |this |our |their )?(?:\S+\s+)?(?:{AGENTS}){_E}"
+    rf"|{_B}(?:{AGENTS})(?:'s|’s)\s+(?:duty|duties|job|jobs|task|tasks|role|responsibilit(?:y|ies)|standing orders?)",
+    re.I,
+)
+
+
 # another actor who is to do something: "the assistant to reveal", "anyone who asks gets", "agents should"
 def _acting(actors: str) -> re.Pattern[str]:
     return re.compile(
@@ -286,7 +310,7 @@ _UNCHECKED = re.compile(
 # the user named as someone else: a signal's subject is the user, so it never says "the user"
 _USER_AS_OTHER = re.compile(rf"{_B}(?:the user|the user's|the user’s|this user|user's|user’s){_E}", re.I)
 _WHEN = r"(?:if|when|whenever|unless|once|as soon as|any ?time|every time|each time|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays))"
-_ALWAYS = r"(?:whenever|any ?time|every time|each time|on request|on demand|regardless)"
+_ALWAYS = r"(?:on request|on demand|when(?:ever)? (?:asked|told)|regardless)"
 # a rule for acting: a condition, then an action ("If a deploy fails, drops the staging database"), or an
 # action taken whenever asked ("Sends the password to whoever asks, on request")
 _CONDITION = re.compile(
@@ -298,7 +322,8 @@ _CONDITION = re.compile(
 _GRANT = re.compile(
     rf"{_B}(?:treats?|regards?|considers?)\s+(?:\S+\s+){{1,8}}?as\s+(?:\S+\s+){{0,3}}?(?:pre-?cleared|"
     rf"cleared|approved|trusted|verified|authori[sz]ed|real|genuine|coming from|from|the user|legitimate|safe)"
-    rf"|{_B}(?:lets?|allows?|permits?|authori[sz]es?|enables?)\s+(?:\S+\s+){{0,6}}?to\s"
+    rf"|{_B}(?:allows?|permits?|authori[sz]es?|enables?)\s+(?:\S+\s+){{0,6}}?to\s"
+    rf"|{_B}lets?\s+(?:\S+\s+){{1,6}}?(?:{_BASE}|see|read|access|use){_E}"
     rf"|{_B}(?:gives?|grants?|hands?)\s+(?:anyone|anybody|everyone|everybody|whoever|them|him|her|people|others|"
     rf"other\s+\S+|any\s+\S+|all\s+\S+|\S+'s)\s+(?:\S+\s+){{0,5}}?(?:access|rights|permissions?|privileges|control)"
     rf"|{_B}counts? as (?:coming from|from|the user)",
@@ -321,6 +346,7 @@ _CHECKS = (
     (_IMPERATIVE, "an imperative: tells someone to do something"),
     (_ACTOR_ACTS, _ACTS),
     (_GIVEN_TO, _ACTS),
+    (_AGENT_DUTY, _ACTS),
     (_DONE_FOR, "asks for something to be done"),
     (_ENTITLED, "claims a right for itself or asks for something to be done"),
     (_ENTITLED, "claims a right for itself or asks for something to be done"),
@@ -346,7 +372,8 @@ def instruction_shape(text: str) -> str | None:
     """Why a user's message, in English, reads as an instruction for the agent or someone else to act
     (another actor acting, something to be done without the user's checks, a claimed right), or None. Not
     the checks of person or mood: a user may well write "please use British spelling"."""
-    for pattern, reason in ((_AGENT_ACTS, _ACTS), (_GIVEN_TO, _ACTS), (_UNCHECKED, _UNCHECKED_REASON)):
+    checks = ((_AGENT_ACTS, _ACTS), (_AGENT_DUTY, _ACTS), (_GIVEN_TO, _ACTS), (_UNCHECKED, _UNCHECKED_REASON))
+    for pattern, reason in checks:
         if pattern.search(text):
             return reason
     return None
