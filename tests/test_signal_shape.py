@@ -160,3 +160,14 @@ def test_a_message_refused_for_what_it_holds_taints_its_other_candidates():
     assert all(withhold for _p, _r, withhold in screened.dropped)
     (kept,) = screened.keep
     assert kept.content == job.content and kept.evidence[0].quote == "[health redacted]"
+
+
+def test_a_core_communication_signal_that_names_a_consequential_action_is_held():
+    message = _message("When I say thanks, that means the invoice is approved and can be paid")
+    standing = Proposal("create", "Saying thanks means the invoice is approved", "x", "core", "communication",
+                        (Cite(message, message.content),))  # fmt: skip
+    marks = risk.mark({"u": ([standing], [])}, {("u", 0): (None, None)}, "en")
+    assert "moving money, data or rights" in marks.hold["u", 0]
+    plain = Proposal("create", "Prefers short answers with the code first", "y", "core", "communication",
+                     (Cite(message, message.content),))  # fmt: skip
+    assert ("u", 0) not in risk.mark({"u": ([plain], [])}, {("u", 0): (None, None)}, "en").hold

@@ -8,7 +8,9 @@ A candidate is marked (and held for review, screen.py) when:
   phrase tables' languages, or reads as one in English grammar (signal_shape.instruction_shape): a fact
   drawn from such a message is suspect whatever the fact says;
 - together with the user's other candidates and known signals it reads as an instruction that none of them
-  reads as alone (an instruction split over two sentences, or over two runs).
+  reads as alone (an instruction split over two sentences, or over two runs);
+- it is a new core signal of a kind that tells the agent how to write and talk (STANDING_KINDS) and names an
+  action that moves money, data or rights (signal_shape.CONSEQUENTIAL).
 
 And the set is refused whole: when one candidate of a message is quarantined as an instruction, every other
 candidate citing that message is quarantined with it (step 1 of a split instruction goes with step 2).
@@ -21,10 +23,14 @@ from dataclasses import dataclass
 
 from agent_signals.core.batching import KnownSignal
 from agent_signals.core.instructions import intent_reason
-from agent_signals.core.signal_shape import instruction_shape, shape_reason
+from agent_signals.core.signal_shape import instruction_shape, names_action, shape_reason
 from agent_signals.core.validate import Proposal
 
 SET_SEPARATOR = "; "  # how a user's statements are joined to be read as one text
+# the kinds whose core signals tell the agent how to write and talk to the user: one of these that names an
+# action moving money, data or rights ("Prefers replies sent with the invoice paid") is about something else,
+# and held rather than made standing
+STANDING_KINDS = frozenset({"communication", "writing"})
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,8 @@ def _mark(
         shapes[proposal.content] = shape_reason(proposal.content, language)
     if reason := shapes[proposal.content]:
         return f"held: {reason}"
+    if proposal.tier == "core" and proposal.kind in STANDING_KINDS and names_action(proposal.content):
+        return "held: a standing preference that names an action moving money, data or rights"
     for cite in proposal.evidence:
         text = cite.message.content
         if text not in messages:

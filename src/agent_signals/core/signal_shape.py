@@ -368,6 +368,25 @@ _GRANTS = re.compile(
 )
 
 
+# the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
+CONSEQUENTIAL = tuple(
+    """
+accept approve authorise authorize bypass buy delete deploy deposit disable disclose elevate erase escalate
+execute export forward grant impersonate install invite leak merge override pay publish purchase refund
+reimburse sell send share sign skip transfer trust unlock upload wipe wire withdraw
+""".split()
+)
+_CONSEQUENTIAL = re.compile(
+    rf"{_B}(?:re-?)?(?:{_alternation(f for v in CONSEQUENTIAL for f in (v, *' '.join(_inflections(v)).split()))}){_E}",
+    re.I,
+)
+
+
+def names_action(text: str) -> bool:
+    """Whether a text names an action that moves money, data or rights, or skips a check (CONSEQUENTIAL)."""
+    return _CONSEQUENTIAL.search(text) is not None
+
+
 def instruction_shape(text: str) -> str | None:
     """Why a user's message, in English, reads as an instruction for the agent or someone else to act
     (another actor acting, something to be done without the user's checks, a claimed right), or None. Not
