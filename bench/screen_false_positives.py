@@ -9,6 +9,12 @@ development corpora (tests/data/hostile_corpus.json and hostile_dev.json): their
 benign items count as false positives, their secret, identifier and contact items as misses when nothing
 is found. Pure Python: no database, no model server.
 
+Then what a gold fact would meet as a signal: msc-valid's and the workplace set's gold facts, written in the
+third person without a subject as the prompts ask ("I have two dogs" -> "Has two dogs", `as_signal`), through
+every screen that refuses or holds a candidate for what it is rather than for what it states: the
+instruction screen, the sensitive-data screen and the shape of a signal (core/signal_shape.py); the special
+categories they state are counted apart (refusing them is intended).
+
 Then the cost of screening per msc-valid user message (best of three runs, in microseconds): the folded
 readings (fold.readings), the instruction screen and the special-category screen, with the readings that
 decode Morse code, text written backwards and words spelled out (issue 31) and with them switched off; and
@@ -36,10 +42,69 @@ from agent_signals.core.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.prompts import SummaryLine  # noqa: E402
 from agent_signals.core.screen import screen_text  # noqa: E402
 from agent_signals.core.sensitive import sensitive_kinds  # noqa: E402
+from agent_signals.core.signal_shape import shape_reason  # noqa: E402
 from agent_signals.core.special import special_categories  # noqa: E402
 from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
+
+_FIRST_VERB = {"am": "Is", "'m": "Is", "have": "Has", "'ve": "Has", "do": "Does", "go": "Goes", "'ll": "Will",
+               "'d": "Would"}  # fmt: skip
+_PRONOUNS = [(r"\bmy\b", "their"), (r"\bme\b", "them"), (r"\bmyself\b", "themselves"), (r"\bmine\b", "theirs"),
+             (r"\bI'm\b", "they're"), (r"\b[Ii]\b", "they"), (r"\bwe\b", "they"), (r"\bour\b", "their"),
+             (r"\bus\b", "them")]  # fmt: skip
+
+
+def as_signal(fact: str) -> str:
+    """A first-person gold fact as the third-person signal the prompts ask for, by rule: the leading "I" and
+    its verb ("I have" -> "Has", "I like" -> "Likes"), a leading "My" as "Their", the other pronouns."""
+    import re
+
+    text = fact.strip()
+    if match := re.match(r"^[Ii]\s*('m|'ve|'ll|'d|\s\w+)\s*(.*)$", text):
+        verb, rest = match[1].strip(), match[2]
+        if verb.lower() in _FIRST_VERB:
+            verb = _FIRST_VERB[verb.lower()]
+        elif verb.lower() in ("was", "can", "will", "would", "could", "should", "had", "did", "must", "may"):
+            pass
+        elif verb.endswith(("s", "sh", "ch", "x", "o")):
+            verb += "es"
+        elif verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
+            verb = verb[:-1] + "ies"
+        elif not verb.endswith("ed"):
+            verb += "s"
+        text = f"{verb[:1].upper()}{verb[1:]} {rest}"
+    elif re.match(r"^my\b", text, re.I):
+        text = "Their" + text[2:]
+    elif re.match(r"^our\b", text, re.I):
+        text = "Their" + text[3:]
+    elif match := re.match(r"^we\s+(\w+)\s*(.*)$", text, re.I):  # "We live on a farm" -> "Lives on a farm"
+        text = as_signal(f"I {match[1]} {match[2]}")
+    for pattern, replacement in _PRONOUNS:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
+def report_signals(msc: dict, workplace: dict, show: int) -> None:
+    """Gold facts as signals: held or refused for what they are (instruction, sensitive data, shape), and
+    the special categories they state."""
+    print(f"\n{'gold facts as signals':<34} {'facts':>7} {'flagged':>7} {'special':>7} {'ms/fact':>7}")
+    for name, data in (("msc-valid", msc), ("workplace", workplace)):
+        facts = [as_signal(f["text"]) for u in data["users"] for f in u["facts"]]
+        started = time.perf_counter()
+        flagged = [
+            (reason, fact)
+            for fact in facts
+            if (reason := instruction_reason(fact) or ", ".join(sensitive_kinds(fact)) or shape_reason(fact))
+        ]
+        special = sum(1 for fact in facts if special_categories(fact))
+        ms = (time.perf_counter() - started) / max(len(facts), 1) * 1000
+        print(f"{name:<34} {len(facts):>7} {len(flagged):>7} {special:>7} {ms:>7.2f}  "
+              f"({100 * len(flagged) / max(len(facts), 1):.2f}% flagged)")  # fmt: skip
+        counts = Counter(reason for reason, _fact in flagged)
+        print("  " + "; ".join(f"{reason}: {n}" for reason, n in counts.most_common()))
+        for reason, fact in flagged[:show]:
+            print(f"  [{reason}] {fact[:160]!r}")
 
 
 def offline_outputs(users: list[dict], conversations: list[dict]) -> tuple[list[str], list[str]]:
@@ -180,6 +245,7 @@ def main() -> None:
     workplace = json.loads((ROOT / "eval" / "workplace-signals.json").read_text())
     demo_users, demo_conversations = demo_set(args.demo_users)
     report_sensitive(sensitive_sources(msc, workplace, demo_conversations), args.show_sensitive)
+    report_signals(msc, workplace, args.show)
     if args.only_sensitive:
         return
     sources: dict[str, tuple[list[str], object]] = {}

@@ -204,6 +204,13 @@ _ANY_FORM = (
     + ")"
 )
 _THIRD = "(?:re-?)?(?:" + _alternation(_inflections(v)[0] for v in ACTIONS) + ")"
+# what may be done to the user's things at their wish without anyone acting for them: "given as tables"
+_WRITERLY = frozenset(["call", "file", "give", "hand", "log", "mark", "message", "order", "post", "record", "set", "text"])
+_DONE = (
+    "(?:re-?)?(?:"
+    + _alternation(p for v in ACTIONS if v not in _WRITERLY for p in _inflections(v)[1].split())
+    + ")"
+)
 _B, _E = r"(?<![\w'’-])", r"(?![\w'’-])"
 
 # someone other than the user: who would act on the statement (an agent, a tool, other people)
@@ -276,7 +283,7 @@ _GIVEN_TO = re.compile(
 _DONE_FOR = re.compile(
     rf"{_B}(?:wants?|prefers?|likes?|expects?|needs?|asks?|requires?|requests?|would like|insists?)"
     rf"(?:\s+that)?(?:\s+\S+){{0,6}}?\s+(?:to\s+be\s+|be\s+|being\s+)?(?<!\bto\s)(?<!\bget\s)(?<!\bgetting\s)"
-    rf"{_ADVERB}(?:{_PARTICIPLE}){_E}",
+    rf"{_ADVERB}(?:{_DONE}){_E}",
     re.I,
 )
 # a claim to act on others' behalf or data: "authorised to view all accounts", "permission to read"
@@ -370,11 +377,7 @@ _GRANTS = re.compile(
 
 # the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
 CONSEQUENTIAL = tuple(
-    """
-accept approve authorise authorize bypass buy delete deploy deposit disable disclose elevate erase escalate
-execute export forward grant impersonate install invite leak merge override pay publish purchase refund
-reimburse sell send share sign skip transfer trust unlock upload wipe wire withdraw
-""".split()
+    ["accept", "approve", "authorise", "authorize", "bypass", "buy", "delete", "deploy", "deposit", "disable", "disclose", "elevate", "erase", "escalate", "execute", "export", "forward", "grant", "impersonate", "install", "invite", "leak", "merge", "override", "pay", "publish", "purchase", "refund", "reimburse", "sell", "send", "share", "sign", "skip", "transfer", "trust", "unlock", "upload", "wipe", "wire", "withdraw"]
 )
 _CONSEQUENTIAL = re.compile(
     rf"{_B}(?:re-?)?(?:{_alternation(f for v in CONSEQUENTIAL for f in (v, *' '.join(_inflections(v)).split()))}){_E}",
@@ -398,11 +401,23 @@ def instruction_shape(text: str) -> str | None:
     return None
 
 
+def _titled(match: re.Match[str], text: str) -> bool:
+    """A pronoun that is a name's: "US" or "the U", or capitalised inside a sentence ("the song Our Song",
+    "My Octopus Teacher"), except "I"."""
+    word = match[0]
+    if word.isupper() and word not in ("I", "I'M", "I’M"):
+        return True
+    before = text[: match.start()].rstrip()
+    return word[:1].isupper() and word[:1] != "I" and bool(before) and before[-1] not in ".;:!?"
+
+
 def _english_reason(text: str, summary: bool = False) -> str | None:
     for pattern, reason in _CHECKS:
         if summary and pattern is _USER_AS_OTHER:
             continue
         for match in pattern.finditer(text):
+            if pattern in (_FIRST_PERSON, _SECOND_PERSON) and _titled(match, text):
+                continue
             if (
                 pattern in (_ENTITLED, _DONE_FOR)
                 and _OWN_PASSIVE.search(text[: match.end() - len(match[0].split()[-1])])
