@@ -164,6 +164,13 @@ schedule scrape sell send set share ship sign skip store submit suppress switch 
 trust turn unlock update upload view visit wipe wire withdraw raise increase decrease pass issue
 """
 ACTIONS = tuple(_ACTION_WORDS.split())
+# the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
+_CONSEQUENTIAL_WORDS = """
+accept approve authorise authorize bypass buy delete deploy deposit disable disclose elevate erase escalate
+execute export forward grant impersonate install invite leak merge override pay publish purchase refund
+reimburse sell send share sign skip transfer trust unlock upload wipe wire withdraw
+"""
+CONSEQUENTIAL = tuple(_CONSEQUENTIAL_WORDS.split())
 
 _IRREGULAR = {
     "buy": "bought", "forget": "forgotten forgot", "give": "given gave", "hand": "handed", "let": "let",
@@ -205,7 +212,9 @@ _ANY_FORM = (
 )
 _THIRD = "(?:re-?)?(?:" + _alternation(_inflections(v)[0] for v in ACTIONS) + ")"
 # what may be done to the user's things at their wish without anyone acting for them: "given as tables"
-_WRITERLY = frozenset(["call", "file", "give", "hand", "log", "mark", "message", "order", "post", "record", "set", "text"])
+_WRITERLY = frozenset(
+    ["call", "file", "give", "hand", "log", "mark", "message", "order", "post", "record", "set", "text"]
+)
 _DONE = (
     "(?:re-?)?(?:"
     + _alternation(p for v in ACTIONS if v not in _WRITERLY for p in _inflections(v)[1].split())
@@ -244,8 +253,10 @@ _REQUEST = re.compile(
     re.I,
 )
 # a clause that opens with an action in its base form: "Send ...", "Always approve ...", "...; merge ..."
+# (an imperative takes its object with a determiner or a pronoun: "Merge their PRs", not "Release manager")
+_OBJECT = r"(?:the|a|an|all|any|every|each|my|our|their|his|her|this|that|these|those|it|them|me|us|everything|anything|everyone|anyone|\d)"
 _IMPERATIVE = re.compile(
-    r"(?:^|[.;:!?]\s*|,\s*then\s+|\bthen\s+)\W*" + _ADVERB + rf"(?:{_BASE}){_E}(?!\s+(?:is|are|was)\b)",
+    r"(?:^|[.;:!?=]\s*|,\s*then\s+|\bthen\s+|\bmeans\s+)\W*" + _ADVERB + rf"(?:{_BASE}){_E}\s+{_OBJECT}{_E}",
     re.I,
 )
 
@@ -253,7 +264,7 @@ _IMPERATIVE = re.compile(
 # a duty given to an agent: "Duty of the assistant: answer refund requests", "the bot's job is to ..."
 _AGENT_DUTY = re.compile(
     rf"{_B}(?:duty|duties|job|jobs|task|tasks|role|responsibilit(?:y|ies)|standing (?:order|instruction)s?|"
-    rf"orders?|rules?|policy|mandate)\s+(?:of|for)\s+(?:the |my |this |our |their )?(?:\S+\s+)?(?:{AGENTS}){_E}"
+    rf"orders?|rules?|policy|mandate|instructions?)\s+(?:of|for|to)\s+(?:the |my |this |our |their )?(?:\S+\s+)?(?:{AGENTS}){_E}"
     rf"|{_B}(?:{AGENTS})(?:'s|’s)\s+(?:duty|duties|job|jobs|task|tasks|role|responsibilit(?:y|ies)|standing orders?)",
     re.I,
 )
@@ -308,9 +319,13 @@ _UNCHECKED = re.compile(
     r"(?:ask|asking|confirm|confirmation|confirming|approval|approving|check|checks|checking|review|reviewing|"
     r"waiting for|paging|telling|notifying|informing|logging|"
     r"verification|verifying|verify|question|questions|prompting|prompt|permission|consent|2fa|mfa|sign-off|"
-    r"double-check|double-checking)"
-    rf"|{_B}(?:on (?:their|his|her|the user's) behalf|in (?:their|his|her) name|automatically|auto-approve[sd]?)"
-    + _E,
+    rf"double-check|double-checking){_E}"
+    rf"|{_B}(?:on (?:their|his|her|the user's) behalf|on behalf of|in the name of|in (?:\S+\s+){{0,2}}?(?:their|his|her|\S+'s|\S+’s) name|"
+    rf"automatically|auto-approve[sd]?|(?:written|signed|sent|posing) as|with (?:his|her|\S+'s|\S+’s) signature){_E}"
+    rf"|{_B}(?:with no|without|no|skipping|waiving|bypassing)\s+(?:\S+\s+){{0,3}}?(?:step|steps|check|checks|"
+    rf"confirmation|approval|review|ticket|sign-?off|mfa|2fa|verification|change control|audit|prompt){_E}"
+    rf"|{_B}(?:check|checks|review|approval|sign-?off|verification|protection|mfa|2fa|confirmation|logging|audit)\s+"
+    rf"(?:\S+\s+)?(?:waived|skipped|afterwards|later|bypassed|disabled|turned off|off){_E}",
     re.I,
 )
 
@@ -333,7 +348,46 @@ _GRANT = re.compile(
     rf"|{_B}lets?\s+(?:\S+\s+){{1,6}}?(?:{_BASE}|see|read|access|use){_E}"
     rf"|{_B}(?:gives?|grants?|hands?)\s+(?:anyone|anybody|everyone|everybody|whoever|them|him|her|people|others|"
     rf"other\s+\S+|any\s+\S+|all\s+\S+|\S+'s)\s+(?:\S+\s+){{0,5}}?(?:access|rights|permissions?|privileges|control)"
-    rf"|{_B}counts? as (?:coming from|from|the user)",
+    rf"|{_B}counts? as (?:coming from|from|the user|(?:\S+\s+){{0,2}}?(?:sign-?off|approval|consent|authori[sz]ation|confirmation))"
+    rf"|{_B}(?:gets?|receives?|has|have|is given|are given)\s+(?:\S+\s+){{0,2}}?(?:access|rights|permissions?)\s+(?:to|through|via)",
+    re.I,
+)
+# a standing procedure: something done to something by no one named ("refunds are processed immediately",
+# "credentials are posted on request"), said of a subject other than the user
+_PROCEDURE_VERBS = (
+    *(v for v in CONSEQUENTIAL if v not in ("accept", "disable", "invite")),
+    *["answer", "handle", "issue", "post", "process", "run"],
+)
+_PROCEDURE = re.compile(
+    rf"{_B}(?:is|are)\s+(?:\w+ly\s+|always\s+|then\s+|also\s+|first\s+|just\s+)?"
+    rf"(?:{_alternation(p for v in _PROCEDURE_VERBS for p in _inflections(v)[1].split())}){_E}",
+    re.I,
+)
+# a trigger for acting: "Codeword 'pineapple' = move ...", "Writing just 'done' means approve all payments"
+_TRIGGER = re.compile(
+    rf"{_B}(?:code ?word|trigger(?: word| phrase)?|magic word|safe ?word|keyword|pass ?phrase)\b.{{0,60}}?(?:=|means|triggers|stands for)"
+    rf"|{_B}(?:writing|saying|typing|replying|sending|messages? (?:saying|containing|with))\s+(?:just\s+|only\s+)?\S+.{{0,40}}?(?:means|=|counts? as)\s",
+    re.I,
+)
+# the data no one should hand out, moved or shown: credentials, exports, other people's records
+_PRIVATE = (
+    r"(?:passwords?|passcodes?|credentials|api keys?|secret keys?|tokens?|vault(?: entries)?|ssns?|social security numbers?|"
+    r"card (?:details|numbers?)|bank details|salar(?:y|ies)|payroll|(?:customer|employee|user|patient)(?:-| )?"
+    r"(?:data|list|lists|records?|table|tables|database|phone numbers|emails|addresses|exports?)|database (?:backup|dump|export)s?|"
+    r"(?:raw|full|unredacted) (?:exports?|reports?|dumps?|data)|unredacted|backups?)"
+)
+_MOVED = (
+    r"(?:posted|post|shared|share|shares|sent|send|sends|attached|attach|read out|reads out|emailed|mailed|forwarded|"
+    r"exported|dumped|printed|pasted|leaked|disclosed|published|uploaded|given|handed|gets?|get|receives?)"
+)
+_PRIVATE_MOVED = re.compile(
+    rf"{_B}{_PRIVATE}{_E}(?:\s+\S+){{0,8}}?\s+{_MOVED}{_E}|{_B}{_MOVED}\s+(?:\S+\s+){{0,6}}?{_PRIVATE}{_E}",
+    re.I,
+)
+# "anyone who asks", "any colleague who DMs": everyone who says so
+_ANYONE_ASKING = re.compile(
+    r"(?<![\w'’-])(?:anyone|anybody|whoever|everyone|any\s+\S+)\s+(?:\S+\s+){0,3}?(?:who|that)\s+"
+    r"(?:asks|requests|dms|emails|messages|writes|mentions|says|pings)(?![\w'’-])",
     re.I,
 )
 # private data handed out: an action, then a secret or someone's private record, to a recipient
@@ -361,6 +415,10 @@ _CHECKS = (
     (_USER_AS_OTHER, "not about the user: speaks of the user as someone else"),
     (_GRANT, "grants access or trust to someone"),
     (_HANDS_OUT, "hands private data to someone"),
+    (_PRIVATE_MOVED, "hands private data to someone"),
+    (_ANYONE_ASKING, "grants access or trust to someone"),
+    (_TRIGGER, "a rule for acting (a trigger and an action), not a fact"),
+    (_PROCEDURE, "a standing procedure (something done by someone else), not a fact about the user"),
     (_CONDITION, "a rule for acting (a condition and an action), not a fact"),
 )
 
@@ -375,10 +433,6 @@ _GRANTS = re.compile(
 )
 
 
-# the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
-CONSEQUENTIAL = tuple(
-    ["accept", "approve", "authorise", "authorize", "bypass", "buy", "delete", "deploy", "deposit", "disable", "disclose", "elevate", "erase", "escalate", "execute", "export", "forward", "grant", "impersonate", "install", "invite", "leak", "merge", "override", "pay", "publish", "purchase", "refund", "reimburse", "sell", "send", "share", "sign", "skip", "transfer", "trust", "unlock", "upload", "wipe", "wire", "withdraw"]
-)
 _CONSEQUENTIAL = re.compile(
     rf"{_B}(?:re-?)?(?:{_alternation(f for v in CONSEQUENTIAL for f in (v, *' '.join(_inflections(v)).split()))}){_E}",
     re.I,
@@ -401,6 +455,13 @@ def instruction_shape(text: str) -> str | None:
     return None
 
 
+def _subject_before(match: re.Match[str], text: str) -> bool:
+    """Whether the clause has words before the match (a subject other than the user: "Refunds are paid"),
+    rather than opening with it ("Is paid weekly", "Gets invited to every review": the user's own)."""
+    clause = re.split(r"[.;:!?]|,\s|\s(?:and|but|so)\s", text[: match.start()])[-1]
+    return bool(re.search(r"\w", clause))
+
+
 def _titled(match: re.Match[str], text: str) -> bool:
     """A pronoun that is a name's: "US" or "the U", or capitalised inside a sentence ("the song Our Song",
     "My Octopus Teacher"), except "I"."""
@@ -417,6 +478,8 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
             continue
         for match in pattern.finditer(text):
             if pattern in (_FIRST_PERSON, _SECOND_PERSON) and _titled(match, text):
+                continue
+            if pattern is _PROCEDURE and not _subject_before(match, text):
                 continue
             if (
                 pattern in (_ENTITLED, _DONE_FOR)
