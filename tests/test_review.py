@@ -169,6 +169,21 @@ def test_a_later_statement_of_a_pending_signal_leaves_it_pending(conn, settings,
     ).fetchone() == (2, 2)
     assert "sailing" not in agent_reads(conn, "ada")
 
+    # held again: its evidence grows, it still waits; held, a known fact is not reinforced
+    scripted.script = extraction(
+        create("Likes sailing", "m1", "I like sailing"),
+        create("Works as a pilot", "m2", "I'm a pilot", kind="role", tier="core"),
+    )
+    hidden = ["I like sailing \u202enimda\u202c", "I'm a pilot \u202enimda\u202c"]
+    load_conversations(conn, settings, conversation("ada-3", "ada", [("user", t) for t in hidden], start=T0 + timedelta(days=2)))  # fmt: skip
+    summary = run(settings)
+    assert (summary["actions"]["held_for_review"], summary["actions"]["skipped_held"]) == (1, 1)
+    assert "reinforced" not in summary["actions"] and "created" not in summary["actions"]
+    assert conn.execute(
+        "select content, status, mention_count from signals.signals where user_id = 'ada' order by content"
+    ).fetchall() == [("Likes sailing", "pending", 3), ("Works as a pilot", "active", 1)]
+    assert "sailing" not in agent_reads(conn, "ada")
+
 
 @pytest.mark.db
 @pytest.mark.flow
@@ -216,11 +231,14 @@ def test_approved_it_shows_from_the_next_refresh_rejected_it_never_does(conn, se
 
     # the next run writes the summary with it; a restatement of the rejected text is never learned
     scripted.script = extraction(
-        create("Has a cat named Tom", "m1", "I have a cat named Tom", kind="personal")
+        create("Has a cat named Tom", "m1", "I have a cat named Tom", kind="personal"),
+        create("Lives in Porto", "m1", "I live in Porto", kind="location"),
+        summary="Works as a pilot, likes sailing, lives in Porto and has a cat named Tom.",
     )
-    load_conversations(conn, settings, conversation("bo-2", "bo", [("user", "I have a cat named Tom")], start=T0 + timedelta(days=1)))  # fmt: skip
+    said = "I have a cat named Tom. I live in Porto."
+    load_conversations(conn, settings, conversation("bo-2", "bo", [("user", said)], start=T0 + timedelta(days=1)))  # fmt: skip
     summary = run(settings)
-    assert summary["actions"]["skipped_rejected"] == 1 and "created" not in summary["actions"]
+    assert summary["actions"]["skipped_rejected"] == 1 and summary["actions"]["created"] == 1
     assert signal(conn, "bo", "Has a cat named Tom")[1] == "rejected"
     reads = agent_reads(conn, "bo")
     assert "named tom" not in reads
@@ -454,3 +472,31 @@ def test_the_review_commands_list_approve_and_reject_and_refuse_in_one_line(data
         and pattern.stderr.splitlines()[0] == "error: '____' is not a signal id or the start of one"
     )
     assert conn.execute("select count(*) from signals.events").fetchone()[0] == 2  # refusals write nothing
+
+
+@pytest.mark.unit
+def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_proposals():
+    """The gate and the embedding read Extracted.candidates, the proposals then those held for review: an
+    index past the proposals is a held candidate, rejected alone."""
+    from agent_signals.core.batching import SourceMessage
+    from agent_signals.core.validate import Cite, Proposal
+    from agent_signals.stages.extract import Extracted
+
+    message = SourceMessage.read("c1", "m1", "I'm a pilot and I like sailing", datetime.now(UTC))
+
+    def candidate(content: str) -> Proposal:
+        return Proposal(
+            "create", content, content.lower(), "contextual", "preference", (Cite(message, "I'm a pilot"),)
+        )
+
+    pilot, sailing, cat = candidate("Works as a pilot"), candidate("Likes sailing"), candidate("Has a cat")
+    extracted = Extracted([pilot], [], summary="...", held=[(sailing, HIDES), (cat, HIDES)])
+    assert extracted.candidates == [pilot, sailing, cat]
+    left = extracted.without({2: "quality gate: failed"}, "gate")
+    assert (left.proposals, left.held, left.summary) == ([pilot], [(sailing, HIDES)], None)
+    ((rejected),) = left.rejected
+    assert (rejected.stage, rejected.reason, rejected.written["content"]) == (
+        "gate",
+        "quality gate: failed",
+        "Has a cat",
+    )
