@@ -153,13 +153,16 @@ def test_a_held_candidate_is_written_pending_and_reaches_nothing_agents_read(con
 def test_a_later_statement_of_a_pending_signal_leaves_it_pending(conn, settings, scripted):
     held_sailor(conn, settings, scripted)
     scripted.script = extraction(
-        create("Likes sailing", "m1", "I like sailing"), summary="Works as a pilot and likes sailing."
+        create("Likes sailing", "m1", "I like sailing"),
+        create("Lives in Porto", "m1", "I live in Porto", kind="location"),
+        summary="Works as a pilot, lives in Porto and likes sailing.",  # not kept: it states the pending one
     )
-    load_conversations(conn, settings, conversation("ada-2", "ada", [("user", "I like sailing")], start=T0 + timedelta(days=1)))  # fmt: skip
+    said = "I like sailing. I live in Porto."
+    load_conversations(conn, settings, conversation("ada-2", "ada", [("user", said)], start=T0 + timedelta(days=1)))  # fmt: skip
     scripted.calls.clear()
     summary = run(settings)
-    assert summary["actions"]["restated_pending"] == 1
-    assert "created" not in summary["actions"] and "reinforced" not in summary["actions"]
+    assert summary["actions"]["restated_pending"] == 1 and summary["actions"]["created"] == 1
+    assert "reinforced" not in summary["actions"]
     (prompt,) = scripted.extraction_calls
     assert "Likes sailing" not in user_texts(prompt)  # a pending signal is never shown to the model as known
     assert signal(conn, "ada", "Likes sailing")[1] == "pending"
@@ -181,7 +184,11 @@ def test_a_later_statement_of_a_pending_signal_leaves_it_pending(conn, settings,
     assert "reinforced" not in summary["actions"] and "created" not in summary["actions"]
     assert conn.execute(
         "select content, status, mention_count from signals.signals where user_id = 'ada' order by content"
-    ).fetchall() == [("Likes sailing", "pending", 3), ("Works as a pilot", "active", 1)]
+    ).fetchall() == [
+        ("Likes sailing", "pending", 3),
+        ("Lives in Porto", "active", 1),
+        ("Works as a pilot", "active", 1),
+    ]
     assert "sailing" not in agent_reads(conn, "ada")
 
 
@@ -358,6 +365,30 @@ def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, 
     assert conn.execute(
         "select action, actor, signal_id from signals.events where action like 'review%%' order by event_id"
     ).fetchall() == [("review_end", "reviewer", paris), ("review_approve", "reviewer", berlin[0])]
+
+    # an end cannot wait for review (it writes no text): held, it is rejected, and the fact stays
+    def end(prompt):
+        if not is_extract_prompt(prompt):
+            return offline_answer(prompt)
+        handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Berlin's
+        quote = "I no longer live in Berlin"
+        return json.dumps(
+            {
+                "actions": [
+                    {"action": "end", "signal": handle, "evidence": [{"message": "m1", "quote": quote}]}
+                ]
+            }
+        )
+
+    scripted.script = end
+    load_conversations(conn, settings, conversation(
+        "di-3", "di", [("user", "I no longer live in Berlin \u202enimda ma I\u202c")], start=T0 + timedelta(days=2)
+    ))  # fmt: skip
+    summary = run(settings)
+    assert summary["actions"]["skipped_review"] == 1 and "ended" not in summary["actions"]
+    assert signal(conn, "di", "Lives in Berlin")[1] == "active"
+    reason = conn.execute("select reason from ops.rejected_actions").fetchone()[0]
+    assert reason == f"held for review, rejected (an end cannot wait for review): {HIDES}"
 
 
 @pytest.mark.db
