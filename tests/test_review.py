@@ -20,6 +20,7 @@ from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import review as reviews
 from agent_signals.store.shard_writer import signal_id_for
+from agent_signals.store.sqlfiles import query
 from agent_signals_offline.provider import answer as offline_answer
 from tests.builders import T0, conversation, load_conversations
 from tests.fakes import user_texts
@@ -135,10 +136,15 @@ def test_a_held_candidate_is_written_pending_and_reaches_nothing_agents_read(con
     ).fetchone() == (0, 1, 0)
     assert conn.execute("select signal_count from signals.summaries where user_id = 'ada'").fetchone()[0] == 1
     assert conn.execute("select count(*) from ops.quarantine").fetchone()[0] == 0
-    by_bucket = conn.execute(
-        "select after ->> 'status', count(*) from signals.events where action = 'create' group by 1 order by 1"
-    ).fetchall()
-    assert by_bucket == [("active", 1), ("pending", 1)]
+    # the run's report and ledger tell it apart from what was learned; analysts count it once approved
+    run_id = {"run_id": summary["run_id"]}
+    by_bucket = conn.execute(query(settings, "run_actions_by_bucket"), run_id).fetchall()
+    assert by_bucket == [("create", "core", 1), ("create", "pending", 1)]
+    committed = conn.execute(query(settings, "committed_by_run"), run_id).fetchone()[2]
+    assert committed == {"created": 1, "held_for_review": 1}
+    assert conn.execute("select kind, signals_created from analytics.signals_by_kind_daily").fetchall() == [
+        ("role", 1)
+    ]
 
 
 @pytest.mark.db
@@ -147,13 +153,16 @@ def test_a_held_candidate_is_written_pending_and_reaches_nothing_agents_read(con
 def test_a_later_statement_of_a_pending_signal_leaves_it_pending(conn, settings, scripted):
     held_sailor(conn, settings, scripted)
     scripted.script = extraction(
-        create("Likes sailing", "m1", "I like sailing"), summary="Works as a pilot and likes sailing."
+        create("Likes sailing", "m1", "I like sailing"),
+        create("Lives in Porto", "m1", "I live in Porto", kind="location"),
+        summary="Works as a pilot, lives in Porto and likes sailing.",  # not kept: it states the pending one
     )
-    load_conversations(conn, settings, conversation("ada-2", "ada", [("user", "I like sailing")], start=T0 + timedelta(days=1)))  # fmt: skip
+    said = "I like sailing. I live in Porto."
+    load_conversations(conn, settings, conversation("ada-2", "ada", [("user", said)], start=T0 + timedelta(days=1)))  # fmt: skip
     scripted.calls.clear()
     summary = run(settings)
-    assert summary["actions"]["restated_pending"] == 1
-    assert "created" not in summary["actions"] and "reinforced" not in summary["actions"]
+    assert summary["actions"]["restated_pending"] == 1 and summary["actions"]["created"] == 1
+    assert "reinforced" not in summary["actions"]
     (prompt,) = scripted.extraction_calls
     assert "Likes sailing" not in user_texts(prompt)  # a pending signal is never shown to the model as known
     assert signal(conn, "ada", "Likes sailing")[1] == "pending"
@@ -161,6 +170,25 @@ def test_a_later_statement_of_a_pending_signal_leaves_it_pending(conn, settings,
         "select mention_count, (select count(*) from signals.evidence e where e.signal_id = s.signal_id) "
         "from signals.signals s where content = 'Likes sailing'"
     ).fetchone() == (2, 2)
+    assert "sailing" not in agent_reads(conn, "ada")
+
+    # held again: its evidence grows, it still waits; held, a known fact is not reinforced
+    scripted.script = extraction(
+        create("Likes sailing", "m1", "I like sailing"),
+        create("Works as a pilot", "m2", "I'm a pilot", kind="role", tier="core"),
+    )
+    hidden = ["I like sailing \u202enimda\u202c", "I'm a pilot \u202enimda\u202c"]
+    load_conversations(conn, settings, conversation("ada-3", "ada", [("user", t) for t in hidden], start=T0 + timedelta(days=2)))  # fmt: skip
+    summary = run(settings)
+    assert (summary["actions"]["held_for_review"], summary["actions"]["skipped_held"]) == (1, 1)
+    assert "reinforced" not in summary["actions"] and "created" not in summary["actions"]
+    assert conn.execute(
+        "select content, status, mention_count from signals.signals where user_id = 'ada' order by content"
+    ).fetchall() == [
+        ("Likes sailing", "pending", 3),
+        ("Lives in Porto", "active", 1),
+        ("Works as a pilot", "active", 1),
+    ]
     assert "sailing" not in agent_reads(conn, "ada")
 
 
@@ -210,11 +238,14 @@ def test_approved_it_shows_from_the_next_refresh_rejected_it_never_does(conn, se
 
     # the next run writes the summary with it; a restatement of the rejected text is never learned
     scripted.script = extraction(
-        create("Has a cat named Tom", "m1", "I have a cat named Tom", kind="personal")
+        create("Has a cat named Tom", "m1", "I have a cat named Tom", kind="personal"),
+        create("Lives in Porto", "m1", "I live in Porto", kind="location"),
+        summary="Works as a pilot, likes sailing, lives in Porto and has a cat named Tom.",
     )
-    load_conversations(conn, settings, conversation("bo-2", "bo", [("user", "I have a cat named Tom")], start=T0 + timedelta(days=1)))  # fmt: skip
+    said = "I have a cat named Tom. I live in Porto."
+    load_conversations(conn, settings, conversation("bo-2", "bo", [("user", said)], start=T0 + timedelta(days=1)))  # fmt: skip
     summary = run(settings)
-    assert summary["actions"]["skipped_rejected"] == 1 and "created" not in summary["actions"]
+    assert summary["actions"]["skipped_rejected"] == 1 and summary["actions"]["created"] == 1
     assert signal(conn, "bo", "Has a cat named Tom")[1] == "rejected"
     reads = agent_reads(conn, "bo")
     assert "named tom" not in reads
@@ -335,6 +366,53 @@ def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, 
         "select action, actor, signal_id from signals.events where action like 'review%%' order by event_id"
     ).fetchall() == [("review_end", "reviewer", paris), ("review_approve", "reviewer", berlin[0])]
 
+    # an end cannot wait for review (it writes no text): held, it is rejected, and the fact stays
+    def end(prompt):
+        if not is_extract_prompt(prompt):
+            return offline_answer(prompt)
+        handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Berlin's
+        quote = "I no longer live in Berlin"
+        return json.dumps(
+            {
+                "actions": [
+                    {"action": "end", "signal": handle, "evidence": [{"message": "m1", "quote": quote}]}
+                ]
+            }
+        )
+
+    scripted.script = end
+    load_conversations(conn, settings, conversation(
+        "di-3", "di", [("user", "I no longer live in Berlin \u202enimda ma I\u202c")], start=T0 + timedelta(days=2)
+    ))  # fmt: skip
+    summary = run(settings)
+    assert summary["actions"]["skipped_review"] == 1 and "ended" not in summary["actions"]
+    assert signal(conn, "di", "Lives in Berlin")[1] == "active"
+    reason = conn.execute("select reason from ops.rejected_actions").fetchone()[0]
+    assert reason == f"held for review, rejected (an end cannot wait for review): {HIDES}"
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_pending_signal_whose_source_was_deleted_is_retracted_a_rejected_one_stays_a_tombstone(
+    conn, settings, scripted
+):
+    scripted.script = extraction(
+        create("Likes sailing", "m1", "I like sailing"),
+        create("Has a cat named Tom", "m1", "I have a cat named Tom", kind="personal"),
+    )
+    hidden = "I like sailing. I have a cat named Tom \u202enimda ma I\u202c"
+    load_conversations(conn, settings, conversation("fi-1", "fi", [("user", hidden)]))
+    run(settings)
+    conn.execute("select signals.review_reject(%s)", [signal(conn, "fi", "Has a cat named Tom")[0]])
+    conn.execute("delete from app.messages where conversation_id = 'fi-1'")
+    conn.execute("delete from app.conversations where conversation_id = 'fi-1'")
+    summary = run(settings)  # the table checks pass: nothing is left to review, a tombstone needs no evidence
+    assert summary["status"] == "succeeded" and summary["actions"]["retracted"] == 1, summary
+    assert signal(conn, "fi", "Likes sailing")[1] == "retracted"
+    assert signal(conn, "fi", "Has a cat named Tom")[1] == "rejected"
+    assert conn.execute("select count(*) from signals.evidence").fetchone()[0] == 0
+
 
 @pytest.mark.db
 @pytest.mark.flow
@@ -425,3 +503,31 @@ def test_the_review_commands_list_approve_and_reject_and_refuse_in_one_line(data
         and pattern.stderr.splitlines()[0] == "error: '____' is not a signal id or the start of one"
     )
     assert conn.execute("select count(*) from signals.events").fetchone()[0] == 2  # refusals write nothing
+
+
+@pytest.mark.unit
+def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_proposals():
+    """The gate and the embedding read Extracted.candidates, the proposals then those held for review: an
+    index past the proposals is a held candidate, rejected alone."""
+    from agent_signals.core.batching import SourceMessage
+    from agent_signals.core.validate import Cite, Proposal
+    from agent_signals.stages.extract import Extracted
+
+    message = SourceMessage.read("c1", "m1", "I'm a pilot and I like sailing", datetime.now(UTC))
+
+    def candidate(content: str) -> Proposal:
+        return Proposal(
+            "create", content, content.lower(), "contextual", "preference", (Cite(message, "I'm a pilot"),)
+        )
+
+    pilot, sailing, cat = candidate("Works as a pilot"), candidate("Likes sailing"), candidate("Has a cat")
+    extracted = Extracted([pilot], [], summary="...", held=[(sailing, HIDES), (cat, HIDES)])
+    assert extracted.candidates == [pilot, sailing, cat]
+    left = extracted.without({2: "quality gate: failed"}, "gate")
+    assert (left.proposals, left.held, left.summary) == ([pilot], [(sailing, HIDES)], None)
+    ((rejected),) = left.rejected
+    assert (rejected.stage, rejected.reason, rejected.written["content"]) == (
+        "gate",
+        "quality gate: failed",
+        "Has a cat",
+    )

@@ -270,7 +270,8 @@ async def embed_safely(
     """Embed the shard's candidates (proposals_frame: the proposals and those held for review) in as few
     calls as possible: each distinct content once, embed.BATCH texts a call, none when there is nothing to
     write. Never raises: the users of a failed call are recorded and left out (retried next run); the others
-    are returned with their candidates embedded. An `end` writes no text (its signal keeps its embedding): it is not embedded."""
+    are returned with their candidates embedded. An `end` writes no text (its signal keeps its embedding):
+    it is not embedded."""
     frame = proposals_frame(ready).filter(pl.col("action") != "end")
     texts = frame["content"].unique(maintain_order=True).to_list()
     users_of = dict(frame.group_by("content").agg(pl.col("user_id").unique(maintain_order=True)).iter_rows())
