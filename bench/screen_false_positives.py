@@ -45,44 +45,9 @@ from agent_signals.core.sensitive import sensitive_kinds  # noqa: E402
 from agent_signals.core.signal_shape import shape_reason  # noqa: E402
 from agent_signals.core.special import special_categories  # noqa: E402
 from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
+from agent_signals.evaluation.signal_form import as_signal  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
-
-_FIRST_VERB = {"am": "Is", "'m": "Is", "have": "Has", "'ve": "Has", "do": "Does", "go": "Goes", "'ll": "Will",
-               "'d": "Would"}  # fmt: skip
-_PRONOUNS = [(r"\bmy\b", "their"), (r"\bme\b", "them"), (r"\bmyself\b", "themselves"), (r"\bmine\b", "theirs"),
-             (r"\bI'm\b", "they're"), (r"\b[Ii]\b", "they"), (r"\bwe\b", "they"), (r"\bour\b", "their"),
-             (r"\bus\b", "them")]  # fmt: skip
-
-
-def as_signal(fact: str) -> str:
-    """A first-person gold fact as the third-person signal the prompts ask for, by rule: the leading "I" and
-    its verb ("I have" -> "Has", "I like" -> "Likes"), a leading "My" as "Their", the other pronouns."""
-    import re
-
-    text = fact.strip()
-    if match := re.match(r"^[Ii]\s*('m|'ve|'ll|'d|\s\w+)\s*(.*)$", text):
-        verb, rest = match[1].strip(), match[2]
-        if verb.lower() in _FIRST_VERB:
-            verb = _FIRST_VERB[verb.lower()]
-        elif verb.lower() in ("was", "can", "will", "would", "could", "should", "had", "did", "must", "may"):
-            pass
-        elif verb.endswith(("s", "sh", "ch", "x", "o")):
-            verb += "es"
-        elif verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
-            verb = verb[:-1] + "ies"
-        elif not verb.endswith("ed"):
-            verb += "s"
-        text = f"{verb[:1].upper()}{verb[1:]} {rest}"
-    elif re.match(r"^my\b", text, re.I):
-        text = "Their" + text[2:]
-    elif re.match(r"^our\b", text, re.I):
-        text = "Their" + text[3:]
-    elif match := re.match(r"^we\s+(\w+)\s*(.*)$", text, re.I):  # "We live on a farm" -> "Lives on a farm"
-        text = as_signal(f"I {match[1]} {match[2]}")
-    for pattern, replacement in _PRONOUNS:
-        text = re.sub(pattern, replacement, text)
-    return text
 
 
 def report_signals(msc: dict, workplace: dict, show: int) -> None:

@@ -345,8 +345,10 @@ SCRIPTS = {
 
 
 def test_unrelated_facts_in_any_script_stay_apart_and_a_tombstone_blocks_only_its_own(
-    conn, settings, scripted
+    conn, settings_with, scripted
 ):
+    settings = settings_with(signal_language="any")  # signals in each user's own language
+
     def states_each_message(prompt):
         messages, _known, _kinds = parse_extract_prompt(prompt)
         facts = {text: content for script in SCRIPTS.values() for text, content in script.items()}

@@ -17,6 +17,7 @@ from agent_signals.core import validity
 from agent_signals.core.prompts import parse_extract_prompt
 from agent_signals.evaluation import evaluate
 from agent_signals.evaluation.matching import period
+from agent_signals.evaluation.signal_form import as_signal
 from tests import http_model
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
@@ -86,13 +87,13 @@ def oracle(raw: dict):
                 )
                 if hint and (bound := naming(here, hint)) is not None
             }
-            if fact["text"] in known_texts:  # stated in an earlier call: only its end is news
+            if as_signal(fact["text"]) in known_texts:  # stated in an earlier call: only its end is news
                 if "until" in bounds:
-                    actions.append({"action": "end", "signal": known_texts[fact["text"]], "evidence": evidence,
+                    actions.append({"action": "end", "signal": known_texts[as_signal(fact["text"])], "evidence": evidence,
                                     "until": bounds["until"]})  # fmt: skip
                 continue
             actions.append({
-                "action": "create", "content": fact["text"], "tier": fact.get("tier_hint") or "contextual",
+                "action": "create", "content": as_signal(fact["text"]), "tier": fact.get("tier_hint") or "contextual",
                 "kind": fact["kind_hint"], "evidence": evidence, "scope": fact.get("scope_hint", "profile"),
                 **bounds,
             })  # fmt: skip

@@ -99,14 +99,15 @@ def test_no_secret_a_model_copies_is_kept_in_any_table_or_log_line(conn, setting
     scripted.script = script
     summary = run(settings)
     assert summary["failures"] == 3  # vic, wyn, xan
-    assert summary["actions"] == {
-        "created": 1, "quarantined": 1, "skipped_sensitive": 1, "rejected_invalid": 2,
-    }  # fmt: skip
+    # the message that holds the password also asks the agent for something: every candidate citing it goes
+    # with the one rejected for the password (risk.py, screen._tainted), its text withheld
+    assert summary["actions"] == {"skipped_sensitive": 3, "rejected_invalid": 2}
     rows = stored_texts(conn)
-    # everything was kept, redacted: the raw answers, the rejected actions, the quarantined candidate
+    # everything was kept, redacted: the raw answers, the rejected actions
     assert {table for table, _c, value in rows if "redacted]" in value} >= {
-        "signals.evidence", "ops.failures", "ops.quarantine", "ops.rejected_actions",
-    }  # fmt: skip
+        "ops.failures",
+        "ops.rejected_actions",
+    }
     leaks = [(table, column, value[:120]) for table, column, value in rows if holds_a_secret(value)]
     assert leaks == []
     lines = [r.getMessage() + (r.exc_text or "") for r in caplog.records]

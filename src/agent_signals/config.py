@@ -24,6 +24,8 @@ SIGNAL_LANGUAGES = (
     "ca", "cs", "da", "de", "en", "es", "fi", "fil", "fr", "hu", "id", "is", "it", "lt", "lv", "ms", "nb",
     "nl", "pl", "pt", "ro", "sh", "sk", "sl", "sv", "tr", "vi",
 )  # fmt: skip
+# signals in the language each user writes in: no language check (the grammar checks read English text only)
+ANY_LANGUAGE = "any"
 DEFAULT_KINDS = (
     "role",
     "team",
@@ -178,7 +180,8 @@ class Settings(BaseSettings):
         "prompts ask for it, and a model's text in another language or script is held for review, never "
         "written where agents read (core/signal_shape.py). One of the Latin-script languages the check "
         "tells apart: ca cs da de en es fi fil fr hu id is it lt lv ms nb nl pl pt ro sh sk sl sv tr vi. "
-        "The checks of grammar (person, requests, imperatives) are English ones.",
+        "The checks of grammar (person, requests, imperatives) are English ones. `any`: signals in the language "
+        "each user writes in, with no language check (weaker: other languages meet only the phrase tables).",
     )
     special_categories: Literal["skip", "keep"] = Field(
         default="skip",
@@ -319,8 +322,8 @@ class Settings(BaseSettings):
     @field_validator("signal_language")
     @classmethod
     def _check_signal_language(cls, value: str) -> str:
-        if value not in SIGNAL_LANGUAGES:
-            raise ValueError(f"{value!r} is not one of {' '.join(SIGNAL_LANGUAGES)}")
+        if value not in (*SIGNAL_LANGUAGES, ANY_LANGUAGE):
+            raise ValueError(f"{value!r} is not one of {' '.join(SIGNAL_LANGUAGES)} or {ANY_LANGUAGE}")
         return value
 
     @property
@@ -328,6 +331,8 @@ class Settings(BaseSettings):
         """The signal language's English name, as the prompts say it (CLDR, through babel)."""
         from babel import Locale
 
+        if self.signal_language == ANY_LANGUAGE:
+            return "the language the user writes in"
         return Locale.parse(self.signal_language).get_display_name("en") or self.signal_language
 
     @property

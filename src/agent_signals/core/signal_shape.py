@@ -30,7 +30,7 @@ from functools import cache
 
 import regex
 
-from agent_signals.config import SIGNAL_LANGUAGES
+from agent_signals.config import ANY_LANGUAGE, SIGNAL_LANGUAGES
 
 ENGLISH = "en"
 LATIN_LANGUAGES = SIGNAL_LANGUAGES  # the Latin-script languages the identifier tells apart
@@ -55,9 +55,9 @@ def shape_reason(content: str, language: str = ENGLISH, *, summary: bool = False
     """Why `content` does not read as a third-person statement about the user in `language`, or None.
     A `summary` names its subject ("The user ..."); a signal does not."""
     bare = _QUOTED.sub(" ", content)  # quoted words are the user's own ("Calls the on-call rota 'the pit'")
-    if reason := _language_reason(bare, language):
+    if language != ANY_LANGUAGE and (reason := _language_reason(bare, language)):
         return reason
-    if language != ENGLISH:
+    if language not in (ENGLISH, ANY_LANGUAGE):
         return None
     return _english_reason(bare, summary)
 
@@ -455,6 +455,14 @@ def instruction_shape(text: str) -> str | None:
     return None
 
 
+# "you" as the agent that writes for the user, inside a preference about it: "in anything you draft for them"
+_WRITES_FOR_THEM = re.compile(
+    r"you\s+(?:\w+ly\s+)?(?:write|draft|produce|give|generate|suggest|say|reply|answer|send|show|explain|"
+    r"summari[sz]e|translate|format|create|prepare)\b",
+    re.I,
+)
+
+
 def _subject_before(match: re.Match[str], text: str) -> bool:
     """Whether the clause has words before the match (a subject other than the user: "Refunds are paid"),
     rather than opening with it ("Is paid weekly", "Gets invited to every review": the user's own)."""
@@ -478,6 +486,8 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
             continue
         for match in pattern.finditer(text):
             if pattern in (_FIRST_PERSON, _SECOND_PERSON) and _titled(match, text):
+                continue
+            if pattern is _SECOND_PERSON and _WRITES_FOR_THEM.match(text, match.start()):
                 continue
             if pattern is _PROCEDURE and not _subject_before(match, text):
                 continue
