@@ -77,6 +77,7 @@ def _language_reason(text: str, language: str) -> str | None:
     ]
     if language not in LATIN_LANGUAGES or len(words) < 2:
         return None
+    _SIGNAL_LANGUAGE[0] = language
     counts = {lang: sum(1 for w in words if _common(w, lang)) for lang in LATIN_LANGUAGES}
     own = counts[language]
     # the language whose word frequencies make the words likeliest (the sum of their Zipf values): word
@@ -97,11 +98,21 @@ def _language_reason(text: str, language: str) -> str | None:
     return None
 
 
+_SIGNAL_LANGUAGE: list[str] = [ENGLISH]  # the language whose large list is loaded (the one being checked)
+
+
 @cache
-def _frequencies(language: str) -> dict[str, float]:
+def _frequencies(language: str, large: bool) -> dict[str, float]:
+    """wordfreq's frequencies of a language: the large list for the signal language (its rare words count),
+    the small one (about 30,000 words) for the others, which keeps the 27 lists at about 160 MB and a
+    second to load instead of 650 MB and four."""
     from wordfreq import get_frequency_dict
 
-    return get_frequency_dict(language, wordlist="best")
+    return get_frequency_dict(language, wordlist="best" if large else "small")
+
+
+def _frequency(word: str, language: str) -> float:
+    return _frequencies(language, language == _SIGNAL_LANGUAGE[0]).get(word, 0.0)
 
 
 _MIN_FREQUENCY = 10 ** (COMMON_ZIPF - 9)
@@ -109,17 +120,17 @@ _MIN_FREQUENCY = 10 ** (COMMON_ZIPF - 9)
 
 @cache
 def _common(word: str, language: str) -> bool:
-    return _frequencies(language).get(word, 0.0) >= _MIN_FREQUENCY
+    return _frequency(word, language) >= _MIN_FREQUENCY
 
 
 @cache
 def _zipf(word: str, language: str) -> float:
-    frequency = _frequencies(language).get(word, 0.0)
+    frequency = _frequency(word, language)
     return max(0.0, 9 + math.log10(frequency)) if frequency else 0.0
 
 
 def _frequent(word: str, language: str) -> bool:
-    return _frequencies(language).get(word, 0.0) >= 10 ** (FREQUENT_ZIPF - 9)
+    return _frequency(word, language) >= 10 ** (FREQUENT_ZIPF - 9)
 
 
 @cache
