@@ -61,7 +61,7 @@ def mark(
         by_message: dict[tuple[str, str], list[int]] = {}
         for row in rows:
             for cite in proposals[row].evidence:
-                by_message.setdefault((cite.message.conversation_id, cite.message.message_id), []).append(row)
+                by_message.setdefault(cite.message_key, []).append(row)
         for cited in by_message.values():
             reasons = [outcomes[user_id, r][1] for r in cited if outcomes[user_id, r][0] == "quarantine"]
             for row in cited if reasons else ():

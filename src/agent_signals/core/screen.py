@@ -38,7 +38,7 @@ from agent_signals.core.sensitive import redact as redact_sensitive
 from agent_signals.core.signal_shape import ENGLISH, shape_reason
 from agent_signals.core.special import redact_special, special_categories
 from agent_signals.core.text import normalize_content
-from agent_signals.core.validate import Cite, Proposal
+from agent_signals.core.validate import Proposal
 
 
 def redact(text: str) -> str:
@@ -163,7 +163,9 @@ def screen_shard(
         elif counter is None and (user_id, row) in marks.hold:
             counter, reason = "hold", marks.hold[user_id, row]
         proposal, screened = users[user_id][0][row], result[user_id]
-        taints = [tainted[user_id, _cited(c)] for c in proposal.evidence if (user_id, _cited(c)) in tainted]
+        taints = [
+            tainted[user_id, c.message_key] for c in proposal.evidence if (user_id, c.message_key) in tainted
+        ]
         if taints and counter in ("quarantine", "hold"):
             # its text is the model's word for a message that holds what was refused: not kept at all
             counter, reason = taints[0][0], f"{taints[0][1]} (stated by another candidate of its message)"
@@ -176,15 +178,9 @@ def screen_shard(
         else:
             kept = _redacted(proposal, quotes, keep_special)
             if taints:
-                kept = _quotes_withheld(
-                    kept, proposal, {_cited(c) for c in proposal.evidence}, user_id, tainted
-                )
+                kept = _quotes_withheld(kept, proposal, user_id, tainted)
             screened.keep.append(kept)
     return result
-
-
-def _cited(cite: Cite) -> tuple[str, str]:
-    return cite.message.conversation_id, cite.message.message_id
 
 
 def _tainted(
@@ -198,18 +194,16 @@ def _tainted(
     for (user_id, row), (counter, reason) in outcomes.items():
         if counter in WITHHELD_COUNTERS:
             for cite in users[user_id][0][row].evidence:
-                tainted.setdefault((user_id, _cited(cite)), (counter, reason or counter))
+                tainted.setdefault((user_id, cite.message_key), (counter, reason or counter))
     return tainted
 
 
-def _quotes_withheld(
-    kept: Proposal, proposal: Proposal, cited: set[tuple[str, str]], user_id: str, tainted: dict
-) -> Proposal:
+def _quotes_withheld(kept: Proposal, proposal: Proposal, user_id: str, tainted: dict) -> Proposal:
     """A kept candidate's quotes of a tainted message: redacted whole where redaction found nothing in them
     (what is refused is there, in words the screens do not read)."""
     cites = []
     for before, after in zip(proposal.evidence, kept.evidence, strict=True):
-        taint = tainted.get((user_id, _cited(before)))
+        taint = tainted.get((user_id, before.message_key))
         if taint and after.quote == before.quote:
             label = (taint[1].split(": ", 1)[-1].split(",")[0].strip() or "data").replace(" ", "_")
             after = replace(after, quote=f"[{label} redacted]")

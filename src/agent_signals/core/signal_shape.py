@@ -77,15 +77,14 @@ def _language_reason(text: str, language: str) -> str | None:
     ]
     if language not in LATIN_LANGUAGES or len(words) < 2:
         return None
-    _SIGNAL_LANGUAGE[0] = language
-    counts = {lang: sum(1 for w in words if _common(w, lang)) for lang in LATIN_LANGUAGES}
+    counts = {lang: sum(1 for w in words if _common(w, lang, lang == language)) for lang in LATIN_LANGUAGES}
     own = counts[language]
     # the language whose word frequencies make the words likeliest (the sum of their Zipf values): word
     # lists of web text hold each other's common words, so whether a word is known says less than how often
-    scores = {lang: sum(_zipf(w, lang) for w in words) for lang in LATIN_LANGUAGES}
-    best = max(scores, key=lambda lang: (scores[lang], lang == language))
-    if best != language and scores[best] > scores[language] + LIKELIER_BY * len(words):
-        return f"not written in {language_name(language)}: reads as {language_name(best)}"
+    scores = {lang: sum(_zipf(w, lang, lang == language) for w in words) for lang in LATIN_LANGUAGES}
+    likeliest = max(scores, key=lambda lang: (scores[lang], lang == language))
+    if likeliest != language and scores[likeliest] > scores[language] + LIKELIER_BY * len(words):
+        return f"not written in {language_name(language)}: reads as {language_name(likeliest)}"
     best = max(counts, key=lambda lang: (counts[lang], lang == language))
     if len(words) >= FREQUENT_FROM and 2 * sum(1 for w in words if _frequent(w, language)) < len(words):
         return f"not written in {language_name(language)}: most of its words are rare in it"
@@ -98,9 +97,6 @@ def _language_reason(text: str, language: str) -> str | None:
     return None
 
 
-_SIGNAL_LANGUAGE: list[str] = [ENGLISH]  # the language whose large list is loaded (the one being checked)
-
-
 @cache
 def _frequencies(language: str, large: bool) -> dict[str, float]:
     """wordfreq's frequencies of a language: the large list for the signal language (its rare words count),
@@ -111,26 +107,28 @@ def _frequencies(language: str, large: bool) -> dict[str, float]:
     return get_frequency_dict(language, wordlist="best" if large else "small")
 
 
-def _frequency(word: str, language: str) -> float:
-    return _frequencies(language, language == _SIGNAL_LANGUAGE[0]).get(word, 0.0)
+def _frequency(word: str, language: str, large: bool) -> float:
+    """The word's frequency in the language: `large` for the language being checked, which reads its rare
+    words too."""
+    return _frequencies(language, large).get(word, 0.0)
 
 
 _MIN_FREQUENCY = 10 ** (COMMON_ZIPF - 9)
 
 
 @cache
-def _common(word: str, language: str) -> bool:
-    return _frequency(word, language) >= _MIN_FREQUENCY
+def _common(word: str, language: str, large: bool) -> bool:
+    return _frequency(word, language, large) >= _MIN_FREQUENCY
 
 
 @cache
-def _zipf(word: str, language: str) -> float:
-    frequency = _frequency(word, language)
+def _zipf(word: str, language: str, large: bool) -> float:
+    frequency = _frequency(word, language, large)
     return max(0.0, 9 + math.log10(frequency)) if frequency else 0.0
 
 
 def _frequent(word: str, language: str) -> bool:
-    return _frequency(word, language) >= 10 ** (FREQUENT_ZIPF - 9)
+    return _frequency(word, language, large=True) >= 10 ** (FREQUENT_ZIPF - 9)
 
 
 @cache

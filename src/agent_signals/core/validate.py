@@ -23,6 +23,11 @@ class Cite:
     message: SourceMessage
     quote: str
 
+    @property
+    def message_key(self) -> tuple[str, str]:
+        """The cited message: (conversation_id, message_id)."""
+        return self.message.conversation_id, self.message.message_id
+
 
 @dataclass(frozen=True)
 class Proposal:

@@ -344,7 +344,7 @@ class ShardWriter:
                  _utc(min(c.message.created_at for c in p.evidence)),
                  _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
                  # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
-                 len({(c.message.conversation_id, c.message.message_id) for c in p.evidence}),
+                 len({c.message_key for c in p.evidence}),
                  str(prov.run_id), prov.prompt_version, prov.model, p.agent_id, _maybe_utc(p.valid_from),
                  _maybe_utc(p.valid_to), None if supersedes is None else str(supersedes),
                  None if held is None else redact(held))
