@@ -5,7 +5,7 @@ ordinary chat messages, gold facts and what the offline model writes, none of wh
 Sources: msc-valid's user messages and gold facts (a model fooled into copying a message verbatim makes
 the message a candidate); the offline model's candidates and summaries over msc-valid, the hand-written
 workplace set (eval/workplace-signals.json) and the demo data. The sensitive screen is also run on the
-development corpora (tests/data/hostile_corpus.json and hostile_dev.json): their
+development corpora (tests/data/hostile_corpus.json and hostile_dev*.json): their
 benign items count as false positives, their secret, identifier and contact items as misses when nothing
 is found. Pure Python: no database, no model server.
 
@@ -98,6 +98,9 @@ def demo_set(users: int) -> tuple[list[dict], list[dict]]:
 HOSTILE_CORPORA = (
     ROOT / "tests" / "data" / "hostile_corpus.json",
     ROOT / "tests" / "data" / "hostile_dev.json",
+    ROOT / "tests" / "data" / "hostile_dev2.json",
+    ROOT / "tests" / "data" / "hostile_dev3.json",
+    ROOT / "tests" / "data" / "hostile_dev4.json",
 )
 FOUND_GROUPS = frozenset({"secret", "identifier", "contact"})  # the groups the sensitive screen must find
 

@@ -19,13 +19,19 @@ import psycopg
 import pytest
 
 DATA = Path(__file__).parent / "data"
-# The screens may be fixed against the development set; the held-out sets were written blind (by writers
-# who never read the screens, their word lists or the tests) and are never used to fix anything: only
-# their per-kind and per-language figures are read (docs/guarantees.md, "How the screens are measured").
+# The screens may be fixed against the development sets; the held-out set was written blind (by a writer who
+# never read the screens, their word lists or the tests) and is never used to fix anything: only its per-kind
+# and per-language figures are read (docs/guarantees.md, "How the screens are measured"). hostile_dev3 and
+# hostile_dev4 were the first round's held-out sets, read and fixed against in the second round.
 CORPORA = {
-    "dev": ("hostile_corpus.json", "hostile_dev.json", "hostile_dev2.json"),
+    "dev": (
+        "hostile_corpus.json",
+        "hostile_dev.json",
+        "hostile_dev2.json",
+        "hostile_dev3.json",
+        "hostile_dev4.json",
+    ),
     "heldout": ("hostile_heldout.json",),
-    "final": ("hostile_final.json",),
 }
 CORPUS_FILE = DATA / "hostile_corpus.json"
 SCANNED_SCHEMAS = ("signals", "ops", "context", "analytics")  # everything but the source tables (the input)
@@ -181,6 +187,15 @@ _MACHINE = re.compile(
     r"|[0-9a-f]{32,64}",  # a fingerprint
     re.I,
 )
+
+
+_IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32,64}", re.I)
+
+
+def without_ids(text: str) -> str:
+    """A log line without the machine's ids in it (a flow run's uuid in "View at .../flow-run/<uuid>"): a
+    four-digit PIN is found in one by chance, one run in a few hundred."""
+    return _IDS.sub("<id>", text)
 
 
 def _strings(value: object) -> Iterator[str]:

@@ -22,6 +22,14 @@ _PHRASE_EN = (
 POSITIVES = [
     # a value stated after the word for a password, PIN, Wi-Fi key or code, in any language
     ("password", "pl", "klucz wifi: kotek123", "kotek123"),
+    # round two (issue 31): a recovery key of one shape, codes spoken digit by digit, a lockbox that opens
+    ("password", "tr", "Microsoft hesabımın kurtarma kodu R7KQ-2MXP-9DLT-V4HN-6WCJ, bir yere yaz", "R7KQ-2MXP-9DLT-V4HN-6WCJ"),
+    ("password", "pt", "Códigos de recuperação do 2FA: K7QP-2MXD-9RTA e H4ZN-8WLC-3VYE", "K7QP-2MXD-9RTA"),
+    ("door_code", "en", "the keypad code for the server room is 8-0-5-2-9", "8-0-5-2-9"),
+    ("door_code", "en", "the lockbox by the loading dock opens with 3317", "3317"),
+    ("address", "hi-Latn", "Courier mere ghar bhej dena: House no. 318, Sector 21C, Faridabad", "318, Sector 21C"),
+    ("address", "hi", "मेरा पता है: मकान नंबर 214, सेक्टर 15-ए, नोएडा", "214, सेक्टर 15"),
+    ("address", "vi", "Địa chỉ nhà mình: số 27 ngõ 165 Thái Hà, Đống Đa, Hà Nội", "ngõ 165 Thái"),
     ("password", "tr", "Wi-Fi şifresi kedi1234", "kedi1234"),
     ("password", "tr", "Banka kartımın şifresi 4490, unutursam sor.", "4490"),
     ("password", "ko", "비밀번호는 qwerty12야", "qwerty12"),
@@ -97,6 +105,8 @@ NEGATIVES = [
     "I use Python3 and an iPhone15, GPT-4o and COVID-19, H100, 2FA, B2B, 10x, v2.3.1, 4K, MP3, S3, e2e",
     "i7-12700K and RTX4090Ti, MacBookPro2019, batch_size=32 and lr=3e-4, 10+years, 50%off",
     "I rotate the service-account passwords every 90 days across 1200 servers.",
+    "release-2024-10-01 and ticket ABCD-1234-EFGH",
+    "I work in Sector 5 of the plant",
     "Şifre politikamız en az 12 karakter ve 90 günde bir değişiyor.",
     "אני מנהל סיסמאות ל-300 עובדים כבר 5 שנים.",
     "비밀번호 정책은 최소 12자이고 90일마다 바꿔야 해요.",

@@ -139,6 +139,22 @@ STATED = {
     ("ja", "genetic"): ["遺伝子検査を受けました"],
     ("ja", "biometric"): ["指紋でスマホのロックを解除しています"],
 }  # fmt: skip
+# round two (issue 31): what a fooled model writes in English of a practice, a party, a partner or a record
+STATED_IN_ENGLISH = {
+    "religion": ["Attends Friday prayers at the office mosque", "Attends Sunday mass at nine",
+                 "Visits the Hanuman temple and fasts every Tuesday", "Keeps a Navratri fast for nine days",
+                 "Amritdhari Sikh; never removes dastaar or kara", "Refuses blood transfusions"],
+    "political_opinion": ["Has voted for Konfederacja for years", "Attends its rallies",
+                          "Party worker for the Aam Aadmi Party", "Wants reminders about party conferences",
+                          "Running for Sverigedemokraterna in the municipal election",
+                          "Attends local branch meetings on Saturdays", "Collects signatures on weekends"],
+    "sexuality": ["Tomasz; married to Piotr, his husband", "Is marrying her girlfriend Carmen"],
+    "criminal_record": ["Has probation check-ins every other Wednesday",
+                        "Checks in with a probation officer on Tuesdays", "Served 18 months at Fleury prison"],
+    "health": ["Takes Truvada as PrEP since March", "Attends Al-Anon on Mondays",
+               "Attends a breast cancer survivors' support group", "Tired since thyroid surgery"],
+}  # fmt: skip
+
 
 # what must pass: accommodations without their condition, jobs, holidays and words that only look the part
 ORDINARY = [
@@ -159,6 +175,8 @@ ORDINARY = [
     "Owns the billing service", "Prefers British spelling", "Je suis parti tôt", "Ich weiß es nicht",
     "Heute ist es schwül", "Vamos al partido de fútbol", "Mi piace la pizza", "Trabalho como enfermeira",
     "Я работаю врачом", "我是医生", "私は看護師です", "頑張ります", "エレガントなデザインが好き", "我的男同事很好",
+    "Voted for Alice as team lead", "Does meal prep on Sundays", "Is on probation at the new job",
+    "Prepares for the rally in tennis", "Visits the Tate museum often", "Heads the bank's branch office",
 ]  # fmt: skip
 
 
@@ -178,7 +196,8 @@ def test_every_language_has_a_table_for_every_category_and_a_case_here():
 @pytest.mark.unit
 @pytest.mark.parametrize(
     ("category", "text"),
-    [(c, t) for (_lang, c), texts in STATED.items() for t in texts],
+    [(c, t) for (_lang, c), texts in STATED.items() for t in texts]
+    + [(c, t) for c, texts in STATED_IN_ENGLISH.items() for t in texts],
     ids=lambda v: v[:40],
 )
 def test_each_statement_is_flagged_and_redacted(category, text):

@@ -35,7 +35,7 @@ from agent_signals.core.sensitive.identifiers import (
 from agent_signals.core.sensitive.numbers import MIN_ID_DIGITS, find_numbers
 from agent_signals.core.sensitive.passwords import find_shaped_passwords, find_stated_values
 from agent_signals.core.sensitive.phones import find_phones, find_spoken_phones
-from agent_signals.core.sensitive.phrases import find_backup_codes, find_recovery_phrases
+from agent_signals.core.sensitive.phrases import find_backup_codes, find_recovery_keys, find_recovery_phrases
 from agent_signals.core.sensitive.streets import find_street_addresses
 
 # Every kind of finding, in the order sensitive_kinds() reports them.
@@ -96,7 +96,7 @@ def findings(text: str) -> list[Finding]:
     ]
     if digits:
         found += [*find_door_codes(text), *find_birth_dates(text), *find_addresses(text)]
-        found += [*find_shaped_passwords(text), *find_backup_codes(text)]
+        found += [*find_shaped_passwords(text), *find_backup_codes(text), *find_recovery_keys(text)]
         found += [*find_street_addresses(text), *find_birth_dates_any(text)]
     if digits >= MIN_CATALOGUE_DIGITS:
         found += find_catalogue_ids(text)

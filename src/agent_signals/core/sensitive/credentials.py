@@ -149,7 +149,8 @@ _NOT_LATIN = re.compile(r"[^\x00-\u024f]")
 _SYMBOL_OR_DIGIT = re.compile(r"[\d\W_]")
 _DOOR_CODE = re.compile(
     rf"(?<![{LETTER}])(?:{words.DOOR_CODE_TRIGGERS})(?![{LETTER}])[^\n.!?。\d]{{0,25}}?"
-    rf"(?P<value>(?<![{LETTER}\d#*])[#*]?[{LETTER}]?\d[\d#*{LETTER}]{{2,9}})(?![{LETTER}\d])",
+    # "4471", "#1234*", "A113", and spoken digit by digit: "8-0-5-2-9", "4 4 7 1"
+    rf"(?P<value>(?<![{LETTER}\d#*])[#*]?[{LETTER}]?\d(?:[\d#*{LETTER}]{{2,9}}|(?:[-. ]\d){{3,9}}))(?![{LETTER}\d])",
     re.I,
 )
 

@@ -7,7 +7,9 @@
   without accents (the lists are designed to be told apart that way). A Chinese list's characters count
   only written apart, one by one: ordinary Chinese is made of the same common characters.
 - Two-factor backup codes: two or more code-shaped tokens in a list, of one shape (6 to 10 digits, or
-  groups of 4 or 5 letters and digits such as "a1b2-c3d4"): the codes of one set share their format.
+  groups of 4 or 5 letters and digits such as "a1b2-c3d4"): the codes of one set share their format;
+  and one recovery key or backup code of three or more such groups ("R7KQ-2MXP-9DLT-V4HN-6WCJ",
+  "K7QP-2MXD-9RTA"), most of them mixing letters and digits as generated keys do.
 """
 
 from __future__ import annotations
@@ -105,6 +107,18 @@ def find_backup_codes(text: str) -> Iterator[Finding]:
         if " " in codes[0][0] and any(not gap.strip() and "\n" not in gap for gap in gaps):
             continue  # "1234 5678 9012 3456": one number in groups, not codes in a list
         yield Finding("password", match.start(), match.end())
+
+
+_KEY = re.compile(r"(?<![\w-])[A-Za-z\d]{4,6}(?:-[A-Za-z\d]{4,6}){2,7}(?![\w-])")
+_LETTERS_AND_DIGITS = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])")
+
+
+def find_recovery_keys(text: str) -> Iterator[Finding]:
+    for match in _KEY.finditer(text):
+        groups = match[0].split("-")
+        mixed = sum(1 for group in groups if _LETTERS_AND_DIGITS.match(group))
+        if 2 * mixed > len(groups) and len({len(group) for group in groups}) == 1:
+            yield Finding("password", match.start(), match.end())
 
 
 def _shape(code: str) -> str:

@@ -59,6 +59,10 @@ COMPOUND_SUFFIXES = "|".join(
 KOREAN_SUFFIXES = r"대로|로|길"
 # The number, then the street word: "12 đường Lê Lợi", "123 ถนนสุขุมวิท", "12 شارع التحرير".
 NUMBER_FIRST = r"đường|phố|ngõ|hẻm|ถนน|ซอย|شارع|طريق|רחוב|मार्ग|गली"
+# A house, flat or plot by its number, then a sector, block or phase: "House no. 318, Sector 21C",
+# "मकान नंबर 214, सेक्टर 15-ए", "Flat 4B, Block C" (India and others number localities, not streets).
+HOUSE = r"house|flat|plot|villa|apartment|apt\.?|h\.? ?no\.?|मकान|फ्लैट|प्लॉट|घर|کوٹھی|مکان"
+LOCALITY = r"sector|sec\.|phase|block|pocket|ward|khasra|सेक्टर|ब्लॉक|फेज़?|वार्ड|सेक्टर"
 # "No. 5", "nr 12", "n° 3", "д. 5", "số 12", "เลขที่ 99/1", "번지": what may stand before the number.
 NUMBER_MARK = (
     r"(?:building|bldg\.?|block|edificio|b[âa]timent|geb[äa]ude|корпус|блок|bina|blok|عمارة|بناية|مبنى|בניין)\s*"

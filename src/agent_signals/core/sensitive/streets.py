@@ -15,7 +15,9 @@ import regex as re  # `re` has no word character for a combining mark (Thai, Hin
 from agent_signals.core.sensitive.finding import Finding
 from agent_signals.core.sensitive.street_words import (
     COMPOUND_SUFFIXES,
+    HOUSE,
     KOREAN_SUFFIXES,
+    LOCALITY,
     NAME_FIRST,
     NOT_HOUSE_NUMBER,
     NUMBER_FIRST,
@@ -45,8 +47,10 @@ _PATTERNS = tuple(
         rf"{_EDGE}(?-i:[{_UPPER}])\w*(?:{COMPOUND_SUFFIXES})(?!\w)\s*{_MARK}{_NOT_YEAR}{_NUMBER}{_AFTER_NUMBER}",
         # "테헤란로 123", "세종대로 209", "xx로12길 34"
         rf"[가-힣]{{1,8}}(?:{KOREAN_SUFFIXES})(?:\s?\d{{1,3}}(?:{KOREAN_SUFFIXES}))?\s?{_NOT_YEAR}{_NUMBER}{_AFTER_NUMBER}",
-        # "12 đường Lê Lợi", "123 ถนนสุขุมวิท", "12 شارع التحرير"
-        rf"{_EDGE}{_MARK}\d{{1,5}}(?:/\d{{1,4}})?,?\s*(?:{NUMBER_FIRST})\s*(?-i:{_NAME_WORD})",
+        # "12 đường Lê Lợi", "123 ถนนสุขุมวิท", "12 شارع التحرير", "27 ngõ 94 Nguyễn Khuyến"
+        rf"{_EDGE}{_MARK}\d{{1,5}}(?:/\d{{1,4}})?,?\s*(?:{NUMBER_FIRST})\s*(?:\d{{1,5}}\s+)?(?-i:{_NAME_WORD})",
+        # "House no. 318, Sector 21C", "मकान नंबर 214, सेक्टर 15-ए"
+        rf"{_EDGE}(?:{HOUSE})\s*(?:{NUMBER_MARK})?\s*\d{{1,5}}[\w-]{{0,3}},?\s*(?:{LOCALITY})\s*[\w-]{{1,5}}",
         # "漕溪北路88弄5号", "南京东路100号", "中山路二段5巷"
         r"[\u4e00-\u9fff]{1,10}(?:路|街|大道|巷|弄|胡同|段)\s*\d{1,5}\s*(?:号|號|弄|巷|楼|樓|室|栋|棟)",
         # "東京都渋谷区神南1-2-3"
