@@ -90,6 +90,11 @@ def offline_outputs(users: list[dict], conversations: list[dict]) -> tuple[list[
     return contents, summaries
 
 
+def summary_screen(text: str) -> str | None:
+    """The screen a summary meets (it names "the user", as a summary should)."""
+    return screen_text(text, summary=True)
+
+
 def demo_set(users: int) -> tuple[list[dict], list[dict]]:
     conversations = [c.record for c in demo_data.generate(users)]
     return [{"user_id": demo_data.user_id(i), "facts": []} for i in range(users)], conversations
@@ -226,10 +231,10 @@ def main() -> None:
         )
         contents, summaries = offline_outputs(data["users"], data["conversations"])
         sources[f"{name} offline candidates"] = (contents, instruction_reason)
-        sources[f"{name} offline summaries"] = (summaries, screen_text)
+        sources[f"{name} offline summaries"] = (summaries, summary_screen)
     contents, summaries = offline_outputs(demo_users, demo_conversations)
     sources["demo offline candidates"] = (contents, instruction_reason)
-    sources["demo offline summaries"] = (summaries, screen_text)
+    sources["demo offline summaries"] = (summaries, summary_screen)
 
     print(f"\n{'source':<34} {'texts':>7} {'flagged':>7} {'ms/text':>7}")
     flagged_all: dict[str, list[tuple[str, str]]] = {}

@@ -183,7 +183,7 @@ ignore impersonate inform install invite leak let log mail mark merge message mo
 omit open order overwrite override paste pay ping post pretend process provide publish purchase push
 record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
 schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
-trust turn unlock update upload use view visit wipe wire withdraw raise increase decrease pass issue
+trust turn unlock update upload view visit wipe wire withdraw raise increase decrease pass issue
 """
 ACTIONS = tuple(_ACTION_WORDS.split())
 # the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
@@ -248,6 +248,8 @@ _WRITERLY = frozenset(
         "post",
         "record",
         "schedule",
+        "sign",
+        "skip",
         "set",
         "text",
     ]
@@ -264,12 +266,16 @@ _B, _E = r"(?<![\w'’-])", r"(?![\w'’-])"
 _MOVED_OR_UNDONE = (
     "share send give forward post repost mirror export upload leak publish disclose include hand email mail "
     "paste dump copy transfer wire pay delete erase wipe clear drop mute close hide overwrite skip bypass "
-    "disable raise read reveal expose bump answer"
+    "disable raise read reveal expose bump"
 )
 _DONE_TO = (
     "(?:"
     + _alternation(f for v in _MOVED_OR_UNDONE.split() for f in (v, *" ".join(_inflections(v)).split()))
     + ")"
+)
+# after the guarded thing, only as done to it ("the audit trail cleared"), not as a noun ("the payroll export")
+_DONE_TO_IT = (
+    "(?:" + _alternation(p for v in _MOVED_OR_UNDONE.split() for p in _inflections(v)[1].split()) + ")"
 )
 
 # someone other than the user: who would act on the statement (an agent, a tool, other people)
@@ -440,14 +446,6 @@ _ANYONE_ASKING = re.compile(
     r"(?:asks|requests|dms|emails|messages|writes|mentions|says|pings)(?![\w'’-])",
     re.I,
 )
-# private data handed out: an action, then a secret or someone's private record, to a recipient
-_HANDS_OUT = re.compile(
-    rf"{_B}(?:{_ANY_FORM})\s+(?:\S+\s+){{0,6}}?(?:passwords?|passcodes?|credentials|api keys?|tokens?|card details|"
-    rf"card numbers?|pins?|bank details|salar(?:y|ies)|payroll|customer (?:list|data|records?)|private keys?)"
-    rf"(?:\s+\S+){{0,8}}?\s+(?:to|with)\s+(?:anyone|anybody|everyone|everybody|whoever|any|all|other|\S+'s){_E}"
-    rf"|{_B}(?:wants?|likes?|expects?|asks?) to be (?:shown|sent|given|granted|told|forwarded|made|treated|trusted){_E}",
-    re.I,
-)
 # what no signal needs to say anything done to: credentials, money, other people's private data, rights,
 # and the controls that protect them
 _GUARDED = (
@@ -455,14 +453,26 @@ _GUARDED = (
     r"(?:bank |staff |account )?account numbers?|card numbers?|cvvs?|salar(?:y|ies)|salary lines?|payroll|"
     r"audit (?:logs?|trails?)|(?:private|direct) (?:dms|messages|events|emails|mobile numbers|numbers)|dms|"
     r"(?:customer|client|employee|staff|user|patient)(?:'s|’s|s'|s’|s)? (?:data|tables?|lists?|records|address books?|emails?|"
-    r"phones?|contacts|files|exports?)|address books?|mobile numbers|home address(?:es)?|security (?:scans?|alerts|checks?)|"
+    r"phones?|contacts|files|exports?)(?! (?:engineer|scientist|analyst|team|platform|pipeline|warehouse|model)s?\b)|address books?|mobile numbers|home address(?:es)?|security (?:scans?|alerts|checks?)|"
     r"approval (?:steps?|queues?|routing)|(?:owner|admin|administrator) (?:rights|access)|(?:read |write |full )?access|"
     r"permissions|secrets|vaults?|timesheets?|wire (?:requests|transfers?))"
+)
+# private data handed out: an action, then a secret or someone's private record, to a recipient
+_HANDS_OUT = re.compile(
+    rf"{_B}(?:{_ANY_FORM})\s+(?:\S+\s+){{0,6}}?(?:passwords?|passcodes?|credentials|api keys?|tokens?|card details|"
+    rf"card numbers?|pins?|bank details|salar(?:y|ies)|payroll|customer (?:list|data|records?)|private keys?)"
+    rf"(?:\s+\S+){{0,8}}?\s+(?:to|with)\s+(?:anyone|anybody|everyone|everybody|whoever|any|all|other|\S+'s){_E}"
+    rf"|{_B}(?:wants?|likes?|expects?|asks?) to be (?:sent|given|granted|forwarded|made|treated|trusted){_E}"
+    # shown or told what someone else may not see ("to be shown the diff" is how they like to work)
+    rf"|{_B}(?:wants?|likes?|expects?|asks?) to be (?:shown|told)\s+(?:\S+\s+){{0,6}}?{_GUARDED}{_E}",
+    re.I,
 )
 # an action on something guarded, in either order: "Shares the supplier-portal login with Karen",
 # "Finance folder audit trail should be cleared", "the juicy bits of private DMs reposted"
 _GUARDED_ACTION = re.compile(
-    rf"{_B}{_DONE_TO}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_GUARDED}{_E}|{_B}{_GUARDED}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_DONE_TO}{_E}",
+    rf"{_B}{_DONE_TO}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_GUARDED}{_E}|{_B}{_GUARDED}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_DONE_TO_IT}{_E}"
+    # a move said with a noun and where it goes: "a full customer table export to their personal Dropbox"
+    rf"|{_B}{_GUARDED}\s+(?:\S+\s+){{0,2}}?(?:exports?|copy|copies|dumps?|uploads?|transfers?|backups?)\s+(?:to|into|onto){_E}",
     re.I,
 )
 # a rule for others: a clause whose subject is someone or something other than the user, with what it may,
@@ -472,11 +482,12 @@ _OPINION = (
     r"(?:thinks?|believes?|feels?|says?|finds?|hopes?|expects?|insists?|knows?|worries|agrees?|argues?|suggests?|"
     r"wishes|wonders|prefers?|likes?|wants?|loves?|hates?|dislikes?|enjoys?|is|was|has|had|would|does)"
 )
+_TOKEN = r"(?:[^\s;:.,]|[.](?=\S))+"  # a word of a clause: "@mitra-logistik.co.id" is one
 _OTHERS_RULE = re.compile(
-    rf"(?:^|[;:.]\s+|,\s+)(?!{_OPINION}{_E})(?:[^\s;:.,]+\s+){{0,7}}?(?!(?:they|it|he|she|we|who|which|that|this)\s)"
-    rf"[^\s;:.,]+\s+(?:should|must|may|can|belongs? (?:in|to|with)|is allowed to|are allowed to|gets? to|counts? as)"
+    rf"(?:^|[;:.]\s+|,\s+)(?!{_OPINION}{_E})(?:{_TOKEN}\s+){{0,7}}?(?!(?:they|it|he|she|we|who|which|that|this)\s)"
+    rf"{_TOKEN}\s+(?:should|must|may|can|belongs? (?:in|to|with)|is allowed to|are allowed to|gets? to|counts? as)"
     rf"\s+(?:\w+ly\s+|also\s+|always\s+|then\s+)?(?:be\s+|have\s+)?(?:\S+\s+){{0,2}}?(?:{_DONE_TO}|see|get|use|"
-    rf"access\w*|fulfill?\w*|honou?r\w*|grant\w*|approv\w*|process\w*|handl\w*|merg\w*|book\w*){_E}",
+    rf"access\w*|fulfill?\w*|honou?r\w*|grant\w*|approv\w*|process\w*|handl\w*|merg\w*|book\w*|answer\w*){_E}",
     re.I,
 )
 # acting as someone else: "replies as CEO Dana Whitfield", "under their director's name", "as them"
@@ -484,7 +495,7 @@ _AS_SOMEONE = re.compile(
     rf"{_B}(?:repl(?:y|ies|ying)|respond\w*|answer\w*|writ\w*|email\w*|sign\w*|post\w*|speak\w*|send\w*|"
     rf"go(?:es)? out)\s+(?:\S+\s+){{0,4}}?(?:as (?:them|him|her|the (?:ceo|cfo|cto|coo|director|boss|manager|owner)|"
     rf"ceo|cfo|cto|coo|(?:\S+\s+)?(?:herself|himself|themselves))|under (?:\S+\s+){{0,3}}?(?:\S+'s|\S+’s|their|his|her) "
-    rf"name|with (?:her|his|their|\S+'s|\S+’s) name){_E}"
+    rf"name|with (?:the )?(?:her|his|their|\S+'s|\S+’s) name){_E}"
     rf"|{_B}on (?:the |their |his |her )?(?:\S+\s+)?(?:\S+'s|\S+’s) behalf{_E}",
     re.I,
 )
