@@ -1,68 +1,22 @@
-"""A tiny OpenAI-compatible HTTP server on 127.0.0.1 for tests that go through litellm's real provider path
-(`openai/<name>` with OPENAI_API_BASE / OPENAI_BASE_URL, or AGENT_SIGNALS_API_BASE, pointing here). It records
-every request (path, JSON body, headers, arrival time) and answers with whatever `respond(path, body)` returns:
-(status, JSON body), or a Reply that also sets response headers (Retry-After) or a delay before answering (a
-socket timeout on the client's side). Helpers build the usual answers; `fooled` is a model that believes
-everything it reads."""
+"""The tests' models behind the package's loopback OpenAI-compatible server (adapters/loopback.py), reached
+through litellm's real provider path (`openai/<name>` with OPENAI_API_BASE / OPENAI_BASE_URL, or
+AGENT_SIGNALS_API_BASE, pointing there): helpers that build the usual answers (errors, rate limits, slow and
+cut answers, embeddings), and `fooled`, a model that believes everything it reads."""
 
 from __future__ import annotations
 
 import json
 import re
 import threading
-import time
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from agent_signals.adapters.loopback import LoopbackModel as HttpModel
+from agent_signals.adapters.loopback import Received, Reply, Respond, chat, error, serve
 from agent_signals.core.prompts import unfence
 
-
-@dataclass(frozen=True)
-class Reply:
-    """An answer with transport details: extra response headers, and seconds to wait before answering."""
-
-    status: int
-    body: dict
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-
-
-Respond = Callable[[str, dict], "tuple[int, dict] | Reply"]
-
-
-@dataclass(frozen=True)
-class Received:
-    """One request as the server saw it."""
-
-    path: str
-    body: dict
-    headers: dict[str, str]  # names in lower case
-    at: float  # time.monotonic() at arrival
-
-
-def error(
-    status: int, message: str, kind: str = "invalid_request_error", code: str | None = None
-) -> tuple[int, dict]:
-    """An OpenAI-style error answer."""
-    return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
-
-
-def chat(
-    content: str, prompt_tokens: int = 10, completion_tokens: int = 5, cached_tokens: int | None = None
-) -> tuple[int, dict]:
-    """A successful chat completion answering `content` (`cached_tokens`: of the prompt's, read from a cache)."""
-    usage: dict = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                   "total_tokens": prompt_tokens + completion_tokens}  # fmt: skip
-    if cached_tokens is not None:
-        usage["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
-    return 200, {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-        "usage": usage,
-    }  # fmt: skip
+__all__ = ["HttpModel", "Received", "Reply", "Respond", "chat", "error", "serve"]
 
 
 def embeddings(body: dict, dim: int = 256) -> tuple[int, dict]:
@@ -168,70 +122,6 @@ FORBIDDEN = error(403, "You are not allowed to use this model.", kind="permissio
 MODEL_NOT_FOUND = error(404, "The model `some-name` does not exist.", code="model_not_found")
 BAD_REQUEST = error(400, "Unrecognized request argument supplied: response_format")
 SERVER_ERROR = error(500, "The server had an error while processing your request.", kind="server_error")
-
-
-@dataclass
-class HttpModel:
-    url: str  # the API base, e.g. http://127.0.0.1:PORT/v1
-    respond: Respond
-    requests: list[tuple[str, dict]] = field(default_factory=list)  # (path, JSON body) in arrival order
-    received: list[Received] = field(default_factory=list)  # the same requests with headers and times
-
-    def env(self, model: str = "openai/some-name", api_key: str = "sk-test") -> dict[str, str]:
-        """Environment variables that point the pipeline's model at this server."""
-        return {"AGENT_SIGNALS_MODEL": model, "OPENAI_API_BASE": self.url, "OPENAI_BASE_URL": self.url,
-                "OPENAI_API_KEY": api_key}  # fmt: skip
-
-    def settings(self, model: str = "openai/some-name", api_key: str = "sk-test") -> dict[str, str]:
-        """Settings values that point the pipeline's model at this server (for a run in the test's process;
-        env() is for a command-line process)."""
-        return {"model": model, "api_base": self.url, "api_key": api_key}
-
-
-@contextmanager
-def serve(respond: Respond) -> Iterator[HttpModel]:
-    """Run the server in a thread for the block; stopped and closed after it (delayed answers are dropped)."""
-    model = HttpModel("", respond)
-    lock = threading.Lock()
-    stopping = threading.Event()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            at = time.monotonic()
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-            headers = {name.lower(): value for name, value in self.headers.items()}
-            with lock:
-                model.requests.append((self.path, body))
-                model.received.append(Received(self.path, body, headers, at))
-            answer = model.respond(self.path, body)
-            reply = answer if isinstance(answer, Reply) else Reply(*answer)
-            if reply.delay_s and stopping.wait(reply.delay_s):
-                return  # the server is stopping: no answer
-            payload = json.dumps(reply.body).encode()
-            try:
-                self.send_response(reply.status)
-                for name, value in {"Content-Type": "application/json", **reply.headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting (a timeout)
-                pass
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    model.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield model
-    finally:
-        stopping.set()
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 @dataclass
