@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import click
+from pydantic import SecretStr
 
 from agent_signals.cli.describe import scope, validity
 from agent_signals.cli.options import MOMENT, settings_of, utc
@@ -20,15 +21,35 @@ from agent_signals.errors import AgentSignalsError
               help="Conversations with gold facts (the shape of msc-valid.json, or eval/workplace-signals.json).")  # fmt: skip
 @click.option("--model", default=None, help="litellm model to evaluate (default: AGENT_SIGNALS_MODEL).")
 @click.option("--limit-users", type=click.IntRange(min=1), default=None, help="Only the first N users.")
+@click.option("--prompt-version", "versions", multiple=True,
+              help="Prompt version to score (repeat to compare versions side by side on the same users; "
+                   "default: AGENT_SIGNALS_PROMPT_VERSION).")  # fmt: skip
+@click.option("--record", "record_dir", default=None, type=click.Path(path_type=Path, file_okay=False),
+              help="Keep the prompts the run sends under DIR/<version>/ for a model to answer (the run answers "
+                   "each with nothing found).")  # fmt: skip
+@click.option(
+    "--replay",
+    "replay_dir",
+    default=None,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Answer each prompt with the answer recorded under DIR/<version>/, over HTTP through litellm.",
+)
 @click.pass_context
-def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_users: int | None) -> None:
+def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_users: int | None,
+             versions: tuple[str, ...], record_dir: Path | None, replay_dir: Path | None) -> None:  # fmt: skip
     """Precision and recall of the stored signals against a dataset's gold facts, from a real run in a
-    scratch database (never the project's signals). Ends with one JSON line."""
+    scratch database (never the project's signals). Ends with one JSON line per prompt version."""
     import json
 
     from agent_signals.evaluation import evaluate
 
     settings = settings_of(ctx)
+    if record_dir and replay_dir:
+        raise AgentSignalsError("--record and --replay together", hint="record first, answer, then replay")
+    if (record_dir or replay_dir) and model:
+        raise AgentSignalsError(
+            "--model with --record or --replay", hint="a recorded run's model is the recording"
+        )
     try:
         raw = json.loads(dataset_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -40,13 +61,69 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         raise AgentSignalsError(
             f"{dataset_path}: no users to evaluate", hint="check --limit-users and the file"
         )
-    report, summary = evaluate.run(settings, dataset, model)
-    result = {
-        "dataset": str(dataset_path), "model": model or settings.model, "prompt_version": settings.prompt_version,
-        "users": len(dataset.users),
-        **report.as_dict(), "llm_calls": summary["llm_calls"], "prompt_tokens": summary["prompt_tokens"],
-        "completion_tokens": summary["completion_tokens"], "cost_usd": summary["cost_usd"],
-    }  # fmt: skip
+    results = []
+    for version in versions or (settings.prompt_version,):
+        scored = settings.model_copy(update={"prompt_version": _version(version)})
+        if record_dir or replay_dir:
+            report, summary, used = _recorded(scored, dataset, record_dir, replay_dir)
+        else:
+            report, summary = evaluate.run(scored, dataset, model)
+            used = model or settings.model
+        result = {
+            "dataset": str(dataset_path), "model": used, "prompt_version": scored.prompt_version,
+            "users": len(dataset.users),
+            **report.as_dict(), "llm_calls": summary["llm_calls"], "prompt_tokens": summary["prompt_tokens"],
+            "completion_tokens": summary["completion_tokens"], "cost_usd": summary["cost_usd"],
+            "failures": summary.get("failures", 0),
+        }  # fmt: skip
+        if record_dir:
+            continue
+        print_report(result, report)
+        results.append(result)
+    if len(results) > 1:
+        print_comparison(results)
+    for result in results:
+        click.echo(json.dumps(result))
+
+
+def _version(version: str) -> str:
+    try:
+        return Settings.model_validate({"prompt_version": version}).prompt_version
+    except ValueError as exc:
+        raise AgentSignalsError(f"--prompt-version {version!r} is not a version", hint="e.g. v4") from exc
+
+
+def _recorded(settings: Settings, dataset, record_dir: Path | None, replay_dir: Path | None):
+    """A run answered by the recorded model of DIR/<version>/ (replay), or recording its prompts there."""
+    from agent_signals.evaluation import evaluate
+    from agent_signals.evaluation.recorded import API_KEY, MODEL, RecordingError, recorded_model
+
+    root = (record_dir or replay_dir) / settings.prompt_version
+    with recorded_model(root, replay=replay_dir is not None) as (recordings, server):
+        pointed = settings.model_copy(
+            update={"model": MODEL, "api_base": server.url, "api_key": SecretStr(API_KEY)}
+        )
+        try:
+            report, summary = evaluate.run(pointed, dataset)
+        except AgentSignalsError:  # a prompt with no answer fails the run as a refused request does
+            if not recordings.missing:
+                raise
+    if record_dir:
+        unanswered = recordings.unanswered()
+        click.echo(f"recorded {len(set(recordings.asked))} prompts of {settings.prompt_version} in {root} "
+                   f"({len(unanswered)} without an answer: write each as <key>.answer.json, then record again "
+                   "until none is new)")  # fmt: skip
+    elif recordings.missing:
+        raise RecordingError(
+            f"{len(set(recordings.missing))} of the {len(set(recordings.asked))} prompts of "
+            f"{settings.prompt_version} have no recorded answer in {root} (the prompt's wording or the users "
+            "changed since they were recorded)",
+            hint="record them again with `eval --record DIR` and answer the new prompts",
+        )
+    return report, summary, f"recorded ({root})"
+
+
+def print_report(result: dict, report) -> None:
     click.echo(
         f"{result['dataset']}: {result['users']} users, model {result['model']}, prompt {result['prompt_version']}"
     )
@@ -62,12 +139,23 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
                f"still holding {ratio(report.validity['no_valid_to'])}, "
                f"with a start {ratio(report.validity['valid_from'])})")  # fmt: skip
     click.echo(f"  model calls {result['llm_calls']}, prompt tokens {result['prompt_tokens']}, "
-               f"completion tokens {result['completion_tokens']}, cost ${result['cost_usd']:.4f}")  # fmt: skip
+               f"completion tokens {result['completion_tokens']}, cost ${result['cost_usd']:.4f}, "
+               f"failed users {result['failures']}")  # fmt: skip
     click.echo(f"  {'kind':<22}{'signals':>8}{'precision':>11}{'facts':>7}{'recall':>8}")
     for kind, row in result["by_kind"].items():
         fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
         click.echo(f"  {kind:<22}{row['signals']:>8}{fmt(row['precision']):>11}{row['expected_facts']:>7}{fmt(row['recall']):>8}")  # fmt: skip
-    click.echo(json.dumps(result))
+
+
+def print_comparison(results: list[dict]) -> None:
+    """The versions side by side, on the same users."""
+    click.echo(f"  {'prompt':<8}{'signals':>8}{'precision':>11}{'recall':>8}{'F1':>7}{'scope':>7}{'validity':>9}"
+               f"{'calls':>7}{'failed':>7}")  # fmt: skip
+    fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    for r in results:
+        click.echo(f"  {r['prompt_version']:<8}{r['signals']:>8}{r['precision']:>11.3f}{r['recall']:>8.3f}"
+                   f"{r['f1']:>7.3f}{fmt(r['scope_accuracy']):>7}{fmt(r['validity_accuracy']):>9}"
+                   f"{r['llm_calls']:>7}{r['failures']:>7}")  # fmt: skip
 
 
 def ratio(tally) -> str:
