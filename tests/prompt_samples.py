@@ -47,13 +47,16 @@ def rendered() -> dict[str, list[dict[str, str]]]:
     """Every prompt version and purpose, rendered from the fixed inputs (extract with and without known
     signals; reconcile at the core cap)."""
     out = {}
-    for version in ("v1", "v2"):
+    for version in ("v1", "v2", "v3", "v4", "v5"):
         settings = Settings(prompt_version=version)
         out[f"extract/{version}"] = render_extract(settings, MESSAGES, KNOWN, TODAY)
         out[f"extract/{version} (nothing known)"] = render_extract(settings, MESSAGES[:1], [], TODAY)
-    out["reconcile/v1"] = render_reconcile(Settings(), CORE, OWN, CORE_CAP, TODAY)
-    out["reconcile/v1 (no own)"] = render_reconcile(Settings(), CORE, [], CORE_CAP, TODAY)
-    out["summarize/v1"] = render_summarize(Settings(), SIGNALS, TODAY)
+    for version in ("v1", "v2"):
+        out[f"reconcile/{version}"] = render_reconcile(Settings(), CORE, OWN, CORE_CAP, TODAY, version)
+        out[f"reconcile/{version} (no own)"] = render_reconcile(
+            Settings(), CORE, [], CORE_CAP, TODAY, version
+        )
+        out[f"summarize/{version}"] = render_summarize(Settings(), SIGNALS, TODAY, version)
     return out
 
 

@@ -95,7 +95,9 @@ def test_the_quickstart_demo_ends_with_signals_and_a_printed_summary(database_ur
     result = agent_signals("demo", "--users", "12")
     assert result.returncode == 0, result.stderr[-3000:]
     assert re.search(r"run [0-9a-f-]{36} \(manual\): succeeded", result.stdout)
-    assert re.search(r"llm calls \d+ \(extract 12(, summarize \d+)?\),", result.stdout)
+    assert re.search(
+        r"llm calls \d+ \(extract 13(, summarize \d+)?\),", result.stdout
+    )  # and the showcase user
     assert "Signals of u0000" in result.stdout and "evidence " in result.stdout
     assert conn.execute("select count(*) from signals.signals where origin = 'inferred'").fetchone()[0] > 0
     sample = re.search(r"Signals of (u\d+)", result.stdout)[1]

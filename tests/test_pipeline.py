@@ -235,7 +235,7 @@ def test_each_invalid_action_is_rejected_and_recorded_while_the_valid_ones_are_a
     assert conn.execute("select count(*) from signals.watermarks").fetchone()[0] == len(cases)  # consumed
     assert conn.execute("select count(*) from ops.failures").fetchone()[0] == 0
     rows = conn.execute(
-        "select user_id, stage, action, reason, prompt_version like 'extract/v1@%%', model from ops.rejected_actions"
+        "select user_id, stage, action, reason, prompt_version like 'extract/v_@%%', model from ops.rejected_actions"
     ).fetchall()
     assert len(rows) == len(cases)
     for user_id, stage, action, reason, versioned, model in rows:
@@ -306,7 +306,7 @@ def test_every_change_is_an_event_and_every_quote_is_in_a_user_message_of_that_u
     missing = conn.execute("""
         select s.signal_id from signals.signals s
         where not exists (select 1 from signals.events e where e.signal_id = s.signal_id and e.action = 'create'
-                          and e.run_id is not null and e.prompt_version like 'extract/v1@%%' and e.model is not null)
+                          and e.run_id is not null and e.prompt_version like 'extract/v_@%%' and e.model is not null)
     """).fetchall()
     assert missing == []
     assert uncited_evidence(conn) == []

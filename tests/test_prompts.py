@@ -42,9 +42,14 @@ def render(messages, known=(), today=date(2026, 11, 22), settings=None):
     return render_extract(settings or Settings(), messages, known, today)
 
 
-def test_the_date_is_passed_in_at_render_time():
-    system = render([PromptMessage("m1", "hi")], today=date(2031, 2, 3))[0]["content"]
+def test_the_date_is_passed_in_at_render_time_where_a_prompt_says_it():
+    """extract/v1 says the day; from v2 on each message carries its own date and the system message is the
+    same every day (a provider's prompt cache holds it)."""
+    v1 = Settings(prompt_version="v1")
+    system = render([PromptMessage("m1", "hi")], today=date(2031, 2, 3), settings=v1)[0]["content"]
     assert "Today is 2031-02-03." in system
+    for day in (date(2031, 2, 3), date(2032, 5, 6)):
+        assert "2031" not in render([PromptMessage("m1", "hi")], today=day)[0]["content"]
 
 
 def test_kinds_come_from_configuration():
@@ -95,7 +100,7 @@ def test_unfence_is_the_exact_inverse_of_fence(text):
 def test_a_quote_copied_from_the_prompt_validates_against_the_message(text):
     batch = UserBatch("u", [SourceMessage("c1", "1", text, datetime.now(UTC))])
     (call,) = build_calls(batch, Settings(), date(2026, 11, 22))
-    shown = re.search(r'<m id="m1">(.*)</m>', call.prompt[1]["content"])[1]  # as the model reads it
+    shown = re.search(r'<m id="m1"[^>]*>(.*)</m>', call.prompt[1]["content"])[1]  # as the model reads it
     for quote in (shown, text):  # copied from the prompt, or written back unescaped (the offline model)
         raw = json.dumps({"actions": [{"action": "create", "content": "Is a fan", "tier": "contextual",
                           "kind": "personal", "evidence": [{"message": "m1", "quote": quote}]}]})  # fmt: skip
@@ -143,10 +148,10 @@ def test_the_version_is_the_hash_of_the_templates(tmp_path):
     same, edited = tmp_path / "same", tmp_path / "edited"
     for copy in (same, edited):
         shutil.copytree(Settings().prompts_dir, copy / "prompts")
-    system = edited / "prompts" / "extract" / "v1.system.j2"
+    system = edited / "prompts" / "extract" / f"{Settings().prompt_version}.system.j2"
     system.write_text(system.read_text() + "\nBe brief.\n")
     original = prompt_set(Settings(), "extract").version
-    assert original.startswith("extract/v1@")
+    assert original.startswith(f"extract/{Settings().prompt_version}@")
     assert prompt_set(Settings(project_dir=same), "extract").version == original
     assert prompt_set(Settings(project_dir=edited), "extract").version != original
 

@@ -57,9 +57,16 @@ def test_no_hostile_message_breaks_its_fence(item):
     (call,) = build_calls(batch, Settings(), datetime.now(UTC).date())
     user = call.prompt[-1]["content"]
     # the template's own tags, once each; nothing in the message can open or close a tag
-    structure = re.findall(r"</?known>|</?messages>|<m id=\"m\d+\">|</m>", user)
-    assert structure == ["<known>", "</known>", "<messages>", '<m id="m1">', "</m>", "</messages>"]
-    rest = re.sub(r"</?known>|</?messages>|<m id=\"m\d+\">|</m>", "", user)
+    structure = re.findall(r"</?known>|</?messages>|<m id=\"m\d+\"[^>]*>|</m>", user)
+    assert [re.sub(r" date=\"[0-9-]+\"", "", tag) for tag in structure] == [
+        "<known>",
+        "</known>",
+        "<messages>",
+        '<m id="m1">',
+        "</m>",
+        "</messages>",
+    ]
+    rest = re.sub(r"</?known>|</?messages>|<m id=\"m\d+\"[^>]*>|</m>", "", user)
     assert "<" not in rest and ">" not in rest
 
 
@@ -266,7 +273,7 @@ def test_forget_removes_everything_derived_about_a_user(conn, settings_with, scr
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_signal_whose_only_source_was_deleted_is_retracted(conn, settings, scripted):
     def every_message(prompt):
-        handles = re.findall(r'<m id="(m\d+)">', prompt[-1]["content"])
+        handles = re.findall(r'<m id="(m\d+)"[^>]*>', prompt[-1]["content"])
         action = create("Lives in Porto", "I live in Porto")
         action["evidence"] = [{"message": h, "quote": "I live in Porto"} for h in handles]
         return json.dumps({"actions": [action]})

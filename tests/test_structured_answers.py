@@ -14,6 +14,7 @@ from agent_signals.adapters import llm, providers
 from agent_signals.adapters.structured import LIMIT_KEYWORDS, answer_mode, slim_schema
 from agent_signals.config import Settings
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_summary_answer
+from agent_signals.core.prompts import FAMILY_VERSIONS
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.flows.extract import extract_signals
 from tests import http_model
@@ -55,7 +56,8 @@ def sent_format(server: http_model.HttpModel) -> dict | None:
     return body.get("response_format")
 
 
-def schema_file(settings: Settings, family: str, version: str = "v1") -> dict:
+def schema_file(settings: Settings, family: str, version: str | None = None) -> dict:
+    version = version or (settings.prompt_version if family == "extract" else FAMILY_VERSIONS[family])
     return json.loads((settings.prompts_dir / family / f"{version}.schema.json").read_text())
 
 

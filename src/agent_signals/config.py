@@ -86,7 +86,7 @@ class Settings(BaseSettings):
         description="The longest wait a provider's Retry-After header may ask for before a retry.",
     )
     prompt_version: str = Field(
-        default="v1",
+        default="v5",
         pattern=r"^v[0-9]+$",
         description="Version of the extraction prompt (prompts/extract/<version>.*); a new prompt is a new "
         "version, tried with `agent-signals replay` before it is promoted here.",

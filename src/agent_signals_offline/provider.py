@@ -54,9 +54,11 @@ def answer(messages: list[dict]) -> str:
         core, own, cap = parse_reconcile_prompt(messages)
         return _json({"decisions": reconcile.decide(core, own, cap)})
     from agent_signals_offline.rules.extract import extract  # the extraction rules load on first use
+    from agent_signals_offline.rules.time_and_scope import add_fields, asks_for
 
     prompt_messages, known, kinds = parse_extract_prompt(messages)
-    actions = extract(prompt_messages, known, kinds)
+    system = next((m["content"] for m in messages if m["role"] == "system"), "")
+    actions = add_fields(extract(prompt_messages, known, kinds), prompt_messages, known, asks_for(system))
     if not actions:
         return _json({"actions": actions})
     old = {m.handle for m in prompt_messages if m.old}
@@ -69,6 +71,9 @@ def _after(known: list, actions: list[dict], old: set[str]) -> list[SummaryLine]
     signals = {k.handle: (k.content, k.tier, k.kind, k.origin) for k in known}
     for i, action in enumerate(actions):
         key = action.get("signal") or f"new{i}"
+        if action["action"] == "end" or action.get("scope") == "agent":  # ended, or one agent's: not in it
+            signals.pop(key, None)
+            continue
         cited = {e["message"] for e in action.get("evidence", [])}
         if action["tier"] == "contextual" and cited and cited <= old:
             signals.pop(key, None)

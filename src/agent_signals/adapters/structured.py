@@ -13,7 +13,7 @@ from typing import Any
 import litellm
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import run_prompt_set
+from agent_signals.core.prompts import prompt_set
 
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 # Limits left out of the schema sent to the provider: llama.cpp's grammar converter fails on them (a large
@@ -70,7 +70,7 @@ def response_format(settings: Settings, family: str) -> dict | None:
         return {"type": "json_object"}
     if mode == "none":
         return None
-    schema = slim_schema(run_prompt_set(settings, family).schema)
+    schema = slim_schema(prompt_set(settings, family).schema)
     if mode == "json_object_schema":
         return {"type": "json_object", "schema": schema}
     return {

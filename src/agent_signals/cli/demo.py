@@ -9,6 +9,7 @@ from agent_signals.cli.options import settings_of
 from agent_signals.cli.run import run_cmd
 from agent_signals.cli.signals import signals_list
 from agent_signals.config import Settings
+from agent_signals.store.demo_data import SHOWCASE_USER
 
 
 @click.group("demo", invoke_without_command=True)
@@ -20,11 +21,16 @@ def demo(ctx: click.Context, users: int) -> None:
         return
     ctx.invoke(db_migrate)
     ctx.invoke(demo_seed, users=users, seed=7, messages_per_user=10)
+    _seed_showcase(settings_of(ctx))
     summary = ctx.invoke(run_cmd, kind="manual")
     sample = _sample_user(settings_of(ctx))
     if sample and summary:
         click.echo(f"\nSignals of {sample} (agent-signals signals list --user {sample}):")
         ctx.invoke(signals_list, user=sample, show_all=False)
+        click.echo(
+            f"\nA fact that ended and one said to the writer agent only (signals list --user {SHOWCASE_USER} --all):"
+        )
+        ctx.invoke(signals_list, user=SHOWCASE_USER, show_all=True)
 
 
 @demo.command("seed")
@@ -46,6 +52,14 @@ def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int)
         f"seeded {users} demo user(s): {result.conversations_new} new conversation(s), "
         f"{result.messages_new} new message(s)"
     )
+
+
+def _seed_showcase(settings: Settings) -> None:
+    from agent_signals.store import db as database
+    from agent_signals.store.demo import seed_showcase
+
+    with database.session(settings) as conn:
+        seed_showcase(conn, settings)
 
 
 def _sample_user(settings: Settings) -> str | None:

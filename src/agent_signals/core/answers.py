@@ -93,10 +93,10 @@ class ExtractAnswer(_Strict):
 
 
 class _ExtractEnvelope(_Strict):
-    """An extraction answer with its actions still unchecked (each is judged on its own)."""
+    """An extraction answer with its actions and summary still unchecked (each is judged on its own)."""
 
     actions: list[Any] = Field(max_length=MAX_ACTIONS)
-    summary: SummaryText | None = None
+    summary: Any = None
 
 
 CoreHandle = Annotated[str, StringConstraints(pattern=r"^[cu]\d{1,5}$")]
@@ -150,35 +150,60 @@ def parse_extract_answer(raw: str | None) -> ExtractAnswer:
 @dataclass(frozen=True)
 class AnsweredAction:
     """One element of an answer's `actions` as the model wrote it, and the action it is when it fits the
-    schema (else `error` says why not)."""
+    schema (else `error` says why not); `dropped` says which optional fields were left out of it to make it
+    fit (a bound without a date, an unknown scope), each with why."""
 
     index: int
     written: Any  # the JSON value
     action: Create | Update | End | Skip | None
     error: str | None = None
+    dropped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ParsedExtract:
     actions: list[AnsweredAction]
     summary: str | None
+    dropped_summary: str | None = None  # why the answer's summary was left out (empty, too long, not text)
 
 
 _ACTION = TypeAdapter(Action)
+_SUMMARY = TypeAdapter(SummaryText)
+# what an action may do without: the fields that qualify a fact rather than state it
+OPTIONAL_FIELDS = ("since", "until", "scope")
 
 
 def parse_extract_actions(raw: str | None) -> ParsedExtract:
-    """Parse an extraction answer action by action. The answer as a whole (JSON, an object with `actions`, at
+    """Parse an extraction answer part by part. The answer as a whole (JSON, an object with `actions`, at
     most MAX_ACTIONS of them, an optional summary, nothing else) must hold, else InvalidAnswer: nothing of it
-    is used. An action off the schema is returned with its error, beside the others."""
+    is used. Within it, a bad part costs only itself: an action off the schema is returned with its error
+    beside the others; an action whose only faults are in optional fields (OPTIONAL_FIELDS) is kept without
+    them; a summary that is empty, too long or not text is left out."""
     envelope = _parse(raw, _ExtractEnvelope)
-    actions = []
-    for i, written in enumerate(envelope.actions):
+    actions = [_action(i, written) for i, written in enumerate(envelope.actions)]
+    summary, dropped = envelope.summary, None
+    if summary is not None:
         try:
-            actions.append(AnsweredAction(i, written, _ACTION.validate_python(written, strict=True)))
+            summary = _SUMMARY.validate_python(summary, strict=True)
         except ValidationError as exc:
-            actions.append(AnsweredAction(i, written, None, f"wrong schema at {_where(exc, f'actions.{i}')}"))
-    return ParsedExtract(actions, envelope.summary)
+            summary, dropped = None, f"summary left out, the actions kept: {_where(exc, 'summary')}"
+    return ParsedExtract(actions, summary, dropped)
+
+
+def _action(i: int, written: Any) -> AnsweredAction:
+    try:
+        return AnsweredAction(i, written, _ACTION.validate_python(written, strict=True))
+    except ValidationError as exc:
+        error = f"wrong schema at {_where(exc, f'actions.{i}')}"
+        faulty = {str(e["loc"][1]) for e in exc.errors() if len(e["loc"]) > 1}
+        if not isinstance(written, dict) or not faulty or not faulty <= set(OPTIONAL_FIELDS):
+            return AnsweredAction(i, written, None, error)
+        kept = {k: v for k, v in written.items() if k not in faulty}
+        try:
+            action = _ACTION.validate_python(kept, strict=True)
+        except ValidationError:
+            return AnsweredAction(i, written, None, error)
+        return AnsweredAction(i, written, action, dropped=(f"{error}; the field left out, the action kept",))
 
 
 def _where(exc: ValidationError, *prefix: str) -> str:

@@ -112,13 +112,16 @@ def _load(prompts_dir: Path, family: str, version: str) -> PromptSet:
     )
 
 
-def prompt_set(settings: Settings, family: str, version: str = "v1") -> PromptSet:
+# The version each family but extract is rendered in (extract's is AGENT_SIGNALS_PROMPT_VERSION). Their v2 keep
+# the day out of the system message, so that it is the same on every call and a provider's prompt cache holds.
+FAMILY_VERSIONS = {"reconcile": "v2", "summarize": "v2"}
+
+
+def prompt_set(settings: Settings, family: str, version: str | None = None) -> PromptSet:
+    """The templates of a family in `version`, by default the one a run renders."""
+    if version is None:
+        version = settings.prompt_version if family == "extract" else FAMILY_VERSIONS[family]
     return _load(settings.prompts_dir, family, version)
-
-
-def run_prompt_set(settings: Settings, family: str) -> PromptSet:
-    """The prompt set of `family` a run uses: the extraction prompt's version is a setting, the others' v1."""
-    return prompt_set(settings, family, settings.prompt_version if family == "extract" else "v1")
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,7 @@ def render_extract(
 # The inverse of the extract/v1 and v2 templates (v2 dates each message), for the offline model, which reads
 # the same rendered prompt.
 _MESSAGE = re.compile(
-    r'^<m id="(m\d+)"(?: date="(\d{4}-\d{2}-\d{2})")?(?: agent="a\d+")?( old="true")?>(.*?)</m>$',
+    r'^<m id="(m\d+)"(?: date="(\d{4}-\d{2}-\d{2})")?(?: agent="(a\d+)")?( old="true")?>(.*?)</m>$',
     re.MULTILINE | re.DOTALL,
 )
 _KNOWN = re.compile(
@@ -179,7 +182,7 @@ def parse_extract_prompt(
     kinds_match = _KINDS.search(system)
     kinds = tuple(k.strip() for k in kinds_match[1].split(",")) if kinds_match else ()
     parsed_messages = [
-        PromptMessage(h, unfence(t), bool(o), d) for h, d, o, t in _MESSAGE.findall(message_block)
+        PromptMessage(h, unfence(t), bool(o), d, a) for h, d, a, o, t in _MESSAGE.findall(message_block)
     ]
     parsed_known = [PromptSignal(h, unfence(c), t, k, o) for h, t, k, o, c in _KNOWN.findall(known_block)]
     return parsed_messages, parsed_known, kinds
@@ -198,9 +201,14 @@ class CoreLine:
 
 
 def render_reconcile(
-    settings: Settings, core: Sequence[CoreLine], own: Sequence[CoreLine], cap: int, today: date
+    settings: Settings,
+    core: Sequence[CoreLine],
+    own: Sequence[CoreLine],
+    cap: int,
+    today: date,
+    version: str | None = None,
 ) -> list[dict[str, str]]:
-    return prompt_set(settings, "reconcile").render(
+    return prompt_set(settings, "reconcile", version).render(
         core=core, own=own, cap=cap, today=today.isoformat(), language=settings.signal_language_name
     )
 
@@ -239,8 +247,10 @@ class SummaryLine:
     content: str
 
 
-def render_summarize(settings: Settings, signals: Sequence[SummaryLine], today: date) -> list[dict[str, str]]:
-    return prompt_set(settings, "summarize").render(
+def render_summarize(
+    settings: Settings, signals: Sequence[SummaryLine], today: date, version: str | None = None
+) -> list[dict[str, str]]:
+    return prompt_set(settings, "summarize", version).render(
         signals=signals, today=today.isoformat(), language=settings.signal_language_name
     )
 

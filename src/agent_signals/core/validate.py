@@ -67,6 +67,7 @@ class Rejection:
     reason: str
     written: Any  # the action as the model wrote it (JSON)
     cites: tuple[SourceMessage, ...] = ()  # the messages its evidence named
+    kept: bool = False  # only a field was left out (a bound, the summary): the action or answer was kept
 
     @classmethod
     def of(cls, proposal: Proposal, stage: str, reason: str, withhold: bool = False) -> Rejection:
@@ -96,19 +97,22 @@ class _Invalid(Exception):
 def validate_answer(answer: ParsedExtract, call: Call, settings: Settings) -> Validated:
     """Judge each action of the answer on its own."""
     result = Validated()
+    if answer.dropped_summary:
+        result.rejected.append(Rejection("validate", answer.dropped_summary, {"summary": None}, kept=True))
     for item in answer.actions:
+        named = _named(item.written, call)
+        result.rejected += [
+            Rejection("validate", reason, item.written, named, kept=True) for reason in item.dropped
+        ]
         if item.action is None:
-            result.rejected.append(Rejection("validate", item.error or "wrong schema", item.written,
-                                             _named(item.written, call)))  # fmt: skip
+            result.rejected.append(Rejection("validate", item.error or "wrong schema", item.written, named))
         elif not isinstance(item.action, (Create, Update, End)):
             result.skips += 1
         else:
             try:
                 result.proposals.append(_proposal(item, item.action, call, settings))
             except _Invalid as exc:
-                result.rejected.append(
-                    Rejection("validate", str(exc), item.written, _named(item.written, call))
-                )
+                result.rejected.append(Rejection("validate", str(exc), item.written, named))
     return result
 
 

@@ -133,8 +133,10 @@ def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
     validated = validate_answer(answer, call, ctx.settings)
     if validated.skips:
         ctx.stats.actions["skipped"] += validated.skips
-    if validated.rejected:
-        ctx.stats.actions["rejected_invalid"] += len(validated.rejected)
+    if refused := sum(1 for r in validated.rejected if not r.kept):
+        ctx.stats.actions["rejected_invalid"] += refused
+    if kept := sum(1 for r in validated.rejected if r.kept):
+        ctx.stats.actions["fields_dropped"] += kept
     judged.proposals.extend(validated.proposals)
     judged.rejected.extend(validated.rejected)
     judged.summary = answer.summary
@@ -156,7 +158,7 @@ async def conclude(
         for user_id, (_b, j) in answered.items()
         if j.summary is not None
         and j.calls == 1
-        and not j.rejected
+        and not any(not r.kept for r in j.rejected)
         and ctx.settings.summaries
         and all(p.agent_id is None for p in j.proposals)  # a summary is the profile's: the model's may mix
     }

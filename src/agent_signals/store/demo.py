@@ -60,6 +60,14 @@ def seed(
     return LoadResult(*totals)
 
 
+def seed_showcase(conn: psycopg.Connection, settings: Settings, start: datetime | None = None) -> LoadResult:
+    """The showcase user's conversations (demo_data.SHOWCASE), idempotently."""
+    records = [c.record for c in demo_data.showcase(start or demo_start())]
+    return store(
+        conn, settings, ConversationsFile(conversations=[ConversationIn.model_validate(r) for r in records])
+    )
+
+
 @dataclass(frozen=True)
 class DemoScore:
     signals: int

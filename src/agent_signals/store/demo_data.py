@@ -284,6 +284,33 @@ def generate(
         yield from _user_conversations(index, seed, user_messages_per_user, start)
 
 
+SHOWCASE_USER = "showcase"
+# A hand-written user whose facts show what the default prompt adds to plain facts: a role that ended (with
+# the day it ended) and a way of writing said to one of the product's agents only (scoped to that agent).
+SHOWCASE = (
+    (None, ("I'm a data engineer on the platform team.", "I was a team lead on payments until March 2025.")),
+    ("writer", ("Always write to me in British English.",)),
+)
+
+
+def showcase(start: datetime = DEFAULT_START) -> list[DemoConversation]:
+    """The showcase user's conversations (SHOWCASE): one with the workspace assistant, one with an agent."""
+    out = []
+    for number, (agent, texts) in enumerate(SHOWCASE, start=1):
+        cid = f"c-{SHOWCASE_USER}-{number}"
+        clock = start + timedelta(days=number)
+        messages = [
+            {"message_id": f"{cid}:{i:03d}", "role": "user", "content": text,
+             "created_at": (clock + timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            for i, text in enumerate(texts, start=1)
+        ]  # fmt: skip
+        record = {"conversation_id": cid, "user_id": SHOWCASE_USER, "channel": "web", "extract": True,
+                  "messages": messages, **({"agent_id": agent} if agent else {})}  # fmt: skip
+        labels = tuple(Label(m["message_id"], "durable") for m in messages)
+        out.append(DemoConversation(record, labels))
+    return out
+
+
 def user_id(index: int) -> str:
     return f"u{index:06d}"
 
