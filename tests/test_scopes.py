@@ -253,3 +253,21 @@ def test_a_fooled_model_over_http_cannot_widen_a_scope_or_pass_an_instruction_as
     quarantined = conn.execute("select count(*) from ops.quarantine where user_id = 'ana'").fetchone()[0]
     assert quarantined == 1  # the instruction, whatever scope the model gave it
     assert "marathon" not in (block(conn, "ana") or "").lower()
+
+
+def test_a_user_with_only_an_agents_signals_has_no_summary_to_rebuild(conn, settings_with):
+    """Issue 33: a summary describes the profile; a user whose only signals are one agent's has none to
+    rebuild, so runs after theirs are idle (before, every run started the flow to drop a summary that did not
+    exist, and recorded summary_dropped 1)."""
+    from datetime import UTC, datetime
+
+    from agent_signals.stages import user_signals
+    from agent_signals.stages.idle import pending_work
+
+    settings = settings_with()
+    user_signals.add_signal(conn, settings, "zed", "Call me Zed", "preference", "coach")
+    assert conn.execute("select count(*) from signals.stale_summaries where user_id = 'zed'").fetchone()[0] == 0
+    run(settings)  # takes the dirty marks and embeds the signal
+    assert pending_work(settings, datetime.now(UTC)) == []
+    again = run(settings)
+    assert again["actions"].get("summary_dropped", 0) == 0 and again["llm_calls"] == 0
