@@ -173,3 +173,18 @@ def test_the_offline_model_answers_the_default_prompts_newer_fields():
         answer(render_extract(Settings(prompt_version="v1"), messages, known, date(2026, 1, 7)))
     )
     assert all("until" not in a and "scope" not in a and a["action"] != "end" for a in plain["actions"])
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("database_url", "prefect_api")
+def test_an_eval_whose_users_failed_says_so_and_exits_non_zero():
+    """Issue 33: a model that answers nobody scored precision 0.000 and exited 0."""
+    from tests import http_model
+
+    with http_model.serve(lambda _p, _b: http_model.SERVER_ERROR) as server:
+        env = server.env() | {"AGENT_SIGNALS_MAX_RETRIES": "0", "AGENT_SIGNALS_RETRY_BACKOFF_S": "0"}
+        result = CliRunner().invoke(cli, ["eval", "--dataset", str(WORKPLACE), "--limit-users", "2"], env=env)
+    assert result.exit_code != 0
+    assert "2 of 2 users failed under v5" in str(result.exception)
+    assert '"failures": 2' in result.output  # the figures are still printed, with the failures in them

@@ -266,7 +266,9 @@ def test_a_user_with_only_an_agents_signals_has_no_summary_to_rebuild(conn, sett
 
     settings = settings_with()
     user_signals.add_signal(conn, settings, "zed", "Call me Zed", "preference", "coach")
-    assert conn.execute("select count(*) from signals.stale_summaries where user_id = 'zed'").fetchone()[0] == 0
+    assert (
+        conn.execute("select count(*) from signals.stale_summaries where user_id = 'zed'").fetchone()[0] == 0
+    )
     run(settings)  # takes the dirty marks and embeds the signal
     assert pending_work(settings, datetime.now(UTC)) == []
     again = run(settings)

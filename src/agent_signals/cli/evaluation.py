@@ -84,6 +84,16 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         print_comparison(results)
     for result in results:
         click.echo(json.dumps(result))
+    failed = [r for r in results if r["failures"]]
+    if failed:  # a score of users the model never answered is no score (issue 33)
+        raise AgentSignalsError(
+            "; ".join(
+                f"{r['failures']} of {r['users']} users failed under {r['prompt_version']}" for r in failed
+            )
+            + ": the figures above leave them out",
+            hint="the run's log above says why (a missing or refused key, a model that is down): fix it and run "
+            "eval again",
+        )
 
 
 def _version(version: str) -> str:
