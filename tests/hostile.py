@@ -180,16 +180,16 @@ def agent_texts(conn: psycopg.Connection) -> dict[str, list[Text]]:
     return texts
 
 
+# the machine's own strings: ids and fingerprints (also inside log lines), times and vectors
+_ID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32,64}"  # a uuid, a fingerprint
 _MACHINE = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"  # an id
-    r"|\d{4}-\d\d-\d\d(?:[T ][\d:.]+(?:[+-]\d\d:?\d\d|Z)?)?"  # a time
-    r"|\[?-?\d+\.\d+(?:,\s*-?\d+\.\d+(?:e-?\d+)?)*\]?"  # a vector
-    r"|[0-9a-f]{32,64}",  # a fingerprint
+    _ID
+    + r"|\d{4}-\d\d-\d\d(?:[T ][\d:.]+(?:[+-]\d\d:?\d\d|Z)?)?"  # a time
+    + r"|\[?-?\d+\.\d+(?:,\s*-?\d+\.\d+(?:e-?\d+)?)*\]?",  # a vector
     re.I,
 )
 
-
-_IDS = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32,64}", re.I)
+_IDS = re.compile(_ID, re.I)
 
 
 def without_ids(text: str) -> str:
