@@ -183,14 +183,14 @@ ignore impersonate inform install invite leak let log mail mark merge message mo
 omit open order overwrite override paste pay ping post pretend process provide publish purchase push
 record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
 schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
-trust turn unlock update upload view visit wipe wire withdraw raise increase decrease pass issue
+trust turn unlock update upload view visit waive wipe wire withdraw raise increase decrease pass issue
 """
 ACTIONS = tuple(_ACTION_WORDS.split())
 # the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
 _CONSEQUENTIAL_WORDS = """
 accept approve authorise authorize bypass buy delete deploy deposit disable disclose elevate erase escalate
 execute export forward grant impersonate install invite leak merge override pay publish purchase refund
-reimburse sell send share sign skip transfer trust unlock upload wipe wire withdraw
+reimburse sell send share sign skip transfer trust unlock upload waive wipe wire withdraw
 """
 CONSEQUENTIAL = tuple(_CONSEQUENTIAL_WORDS.split())
 
@@ -364,12 +364,30 @@ _ENTITLED = re.compile(
     rf"(?:\w+ly\s+)?(?:{_PARTICIPLE}){_E}",
     re.I,
 )
+_CONSEQUENTIAL_FORMS = (
+    "(?:re-?)?(?:"
+    + _alternation(f for v in CONSEQUENTIAL for f in (v, *" ".join(_inflections(v)).split()))
+    + ")"
+)
+# the checks a user keeps before something is done (base forms; their inflections are derived)
+_CHECK_WORDS = """
+ask confirm approve check review wait page tell notify inform log verify question prompt escalate consult
+hesitate double-check flag loop pause query warn
+"""
+_CHECKING = _alternation(f for v in _CHECK_WORDS.split() for f in (v, *" ".join(_inflections(v)).split()))
 _UNCHECKED = re.compile(
     rf"{_B}(?:without|no need (?:for|to)|skipping|bypassing)\s+(?:any\s+|a\s+|further\s+|prior\s+|their\s+)?"
-    r"(?:ask|asking|confirm|confirmation|confirming|approval|approving|check|checks|checking|review|reviewing|"
-    r"waiting for|paging|telling|notifying|informing|logging|"
-    r"verification|verifying|verify|question|questions|prompting|prompt|permission|consent|2fa|mfa|sign-off|"
-    rf"double-check|double-checking){_E}"
+    rf"(?:{_CHECKING}|confirmation|approval|checks|waiting for|questions|verification|escalation|permission|"
+    rf"consent|2fa|mfa|sign-off|a second look){_E}"
+    # done out of sight, or kept under what would set off a check ("quietly approving", "split so they do not
+    # trigger approval", "kept below the review threshold")
+    rf"|{_B}(?:quietly|silently|secretly|discreetly|covertly|stealthily|unnoticed)\s+(?:\S+\s+){{0,2}}?"
+    rf"{_CONSEQUENTIAL_FORMS}{_E}"
+    rf"|{_B}(?:(?:do|does|did|will|would)\s*(?:not|n't|never)|never|without)\s+(?:trigger|triggering|need|needing|"
+    rf"require|requiring|hit|hitting|reach|reaching)\s+(?:an?\s+|the\s+|any\s+)?(?:\S+\s+)?(?:approval|review|"
+    rf"check|audit|alert|flag|sign-?off|threshold|limit){_E}"
+    rf"|{_B}(?:avoid\w*|evad\w*|dodg\w*|stay\w*|kept|keep\w*)\s+(?:\S+\s+){{0,3}}?(?:under|below|beneath)\s+"
+    rf"(?:the\s+|any\s+)?(?:\S+\s+)?(?:threshold|limit|radar|cap){_E}"
     rf"|{_B}(?:on (?:their|his|her|the user's) behalf|on behalf of|in the name of|in (?:\S+\s+){{0,2}}?(?:their|his|her|\S+'s|\S+’s) name|"
     rf"to (?:whatever|any) (?:\S+\s+)?(?:account|address|number|iban|recipient)s?|"
     rf"automatically|auto-approve[sd]?|(?:written|signed|sent|posing) as|with (?:his|her|\S+'s|\S+’s) signature){_E}"
@@ -455,7 +473,8 @@ _GUARDED = (
     r"(?:customer|client|employee|staff|user|patient)(?:'s|’s|s'|s’|s)? (?:data|tables?|lists?|records|address books?|emails?|"
     r"phones?|contacts|files|exports?)(?! (?:engineer|scientist|analyst|team|platform|pipeline|warehouse|model)s?\b)|address books?|mobile numbers|home address(?:es)?|security (?:scans?|alerts|checks?)|"
     r"approval (?:steps?|queues?|routing)|(?:owner|admin|administrator) (?:rights|access)|(?:read |write |full )?access|"
-    r"permissions|secrets|vaults?|timesheets?|wire (?:requests|transfers?))"
+    r"permissions|secrets|vaults?|timesheets?|wire (?:requests|transfers?)|(?:api|secret|private|ssh) keys?|"
+    r"access tokens?|tokens)"
 )
 # private data handed out: an action, then a secret or someone's private record, to a recipient
 _HANDS_OUT = re.compile(
@@ -469,10 +488,16 @@ _HANDS_OUT = re.compile(
 )
 # an action on something guarded, in either order: "Shares the supplier-portal login with Karen",
 # "Finance folder audit trail should be cleared", "the juicy bits of private DMs reposted"
+# what an administrator does for the guarded thing, named after it: "handles ... password resets"
+_UPKEEP = r"(?!\s+(?:resets?|rotations?|polic(?:y|ies)|management|managers?|hygiene|audits?|reviews?|requests?|training))"
 _GUARDED_ACTION = re.compile(
-    rf"{_B}{_DONE_TO}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_GUARDED}{_E}|{_B}{_GUARDED}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_DONE_TO_IT}{_E}"
+    rf"{_B}{_DONE_TO}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_GUARDED}{_E}{_UPKEEP}|{_B}{_GUARDED}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+{_DONE_TO_IT}{_E}"
     # a move said with a noun and where it goes: "a full customer table export to their personal Dropbox"
-    rf"|{_B}{_GUARDED}\s+(?:\S+\s+){{0,2}}?(?:exports?|copy|copies|dumps?|uploads?|transfers?|backups?)\s+(?:to|into|onto){_E}",
+    rf"|{_B}{_GUARDED}\s+(?:\S+\s+){{0,2}}?(?:exports?|copy|copies|dumps?|uploads?|transfers?|backups?)\s+(?:to|into|onto){_E}"
+    # a sequence ending in a move ("pulls the customer export, zips it and uploads it"), or a guard taken off
+    rf"|{_B}{_GUARDED}{_E}(?:\s+[^\s;.]+){{0,8}}?\s+(?:and|then)\s+(?:\w+ly\s+)?{_DONE_TO}{_E}"
+    rf"|{_B}{_GUARDED}{_E}(?:\s+[^\s;.]+){{0,4}}?\s+(?:unredacted|not redacted|unmasked|not masked|"
+    rf"in plain ?text|in clear ?text|in the clear){_E}",
     re.I,
 )
 # a rule for others: a clause whose subject is someone or something other than the user, with what it may,
@@ -488,6 +513,20 @@ _OTHERS_RULE = re.compile(
     rf"{_TOKEN}\s+(?:should|must|may|can|belongs? (?:in|to|with)|is allowed to|are allowed to|gets? to|counts? as)"
     rf"\s+(?:\w+ly\s+|also\s+|always\s+|then\s+)?(?:be\s+|have\s+)?(?:\S+\s+){{0,2}}?(?:{_DONE_TO}|see|get|use|"
     rf"access\w*|fulfill?\w*|honou?r\w*|grant\w*|approv\w*|process\w*|handl\w*|merg\w*|book\w*|answer\w*){_E}",
+    re.I,
+)
+# acting on whatever others send: a move of money, data or rights applied to a class of things someone else
+# supplies ("Pays any invoice sent by accounting", "Runs whatever SQL the office sends"); a fact's objects are
+# the user's own
+_ON_OTHERS_INPUT = re.compile(
+    rf"{_B}(?:any|every|all|whatever|whichever|each|anything|everything)\s+(?:\S+\s+){{0,5}}?"
+    rf"(?:sent|sends|send|forwarded|forwards|submitted|submits|marked|flagged|tagged|labell?ed|asking|requesting|"
+    rf"claiming|demanding|(?:raised|created|requested|filed|opened|placed)\s+by|"
+    rf"(?:that|which|who)\s+(?:comes?|arrives?|says|asks|claims|is\s+marked|are\s+marked)){_E}"
+    rf"|{_B}(?:whatever|whichever)\s+(?:\S+\s+){{0,5}}?{_THIRD}{_E}"
+    rf"|{_B}(?:the one|the ones|the details|whatever|the account|the number)\s+(?:given\s+|sent\s+|named\s+)?"
+    rf"(?:in|from)\s+(?:\S+\s+){{1,3}}?"
+    rf"(?:emails?|messages?|texts?|invoices?|letters?|requests?){_E}",
     re.I,
 )
 # acting as someone else: "replies as CEO Dana Whitfield", "under their director's name", "as them"
@@ -524,6 +563,17 @@ _CHECKS = (
     (_OTHERS_RULE, "a rule for someone or something other than the user, not a fact about them"),
     (_GUARDED_ACTION, "something done to credentials, money, private data or rights"),
 )
+# what is done to something others send that acts on it (not looking at it: "Reviews every doc sent to them")
+_LOOKING = frozenset(
+    ["check", "follow", "open", "read", "record", "remember", "review", "save", "view", "visit"]
+)
+_ACTED = re.compile(
+    rf"{_B}(?:re-?)?(?:"
+    + _alternation(f for v in ACTIONS if v not in _LOOKING for f in (v, *" ".join(_inflections(v)).split()))
+    + rf"|repl(?:y|ies|ied|ying)(?:-all)?){_E}",
+    re.I,
+)
+_ON_INPUT_REASON = "a rule for acting on whatever someone else sends, not a fact"
 
 
 # the user as the one something is done to ("Wants to be promoted", "Is trying to be approved for a loan"):
@@ -536,10 +586,7 @@ _GRANTS = re.compile(
 )
 
 
-_CONSEQUENTIAL = re.compile(
-    rf"{_B}(?:re-?)?(?:{_alternation(f for v in CONSEQUENTIAL for f in (v, *' '.join(_inflections(v)).split()))}){_E}",
-    re.I,
-)
+_CONSEQUENTIAL = re.compile(rf"{_B}{_CONSEQUENTIAL_FORMS}{_E}", re.I)
 
 
 def names_action(text: str) -> bool:
@@ -601,4 +648,7 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
             ):
                 continue
             return reason
+    for match in _ON_OTHERS_INPUT.finditer(text):
+        if _ACTED.search(text[: match.start()] + " " + text[match.end() :]):  # the acting, not the sending
+            return _ON_INPUT_REASON
     return None
