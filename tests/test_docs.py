@@ -234,3 +234,34 @@ def test_slugs_are_githubs():
     assert slug("The offline model's figures") == "the-offline-models-figures"
     assert slug("For analysts: the views and SQL") == "for-analysts-the-views-and-sql"
     assert slug("`eval` and `replay`") == "eval-and-replay"
+
+
+# What the pages say of particular commands and of the defaults, checked against the code (issue 33, point 6).
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _flat(text: str) -> str:
+    """A page's text with its line breaks folded, so a sentence wrapped over lines reads as one."""
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_pages_name_every_view_export_writes_and_count_them_right():
+    from agent_signals.store.export import VIEWS
+
+    analysts = _flat((ROOT / "docs" / "analysts.md").read_text())
+    said = re.search(r"`agent-signals export DIR` writes the (\w+) views \(([^;]*);", analysts)
+    assert said, "docs/analysts.md no longer says what export writes"
+    assert said[1] == NUMBER_WORDS[len(VIEWS)], (
+        f"export writes {len(VIEWS)} views, analysts.md says {said[1]}"
+    )
+    assert re.findall(r"`([a-z_]+\.[a-z_]+)`", said[2]) == list(VIEWS)
+    lines = COMMAND_REFERENCE.read_text().splitlines()
+    row = next(line for line in lines if line.startswith("| `agent-signals export DIR"))  # one line a row
+    default = re.search(r"all (\w+) by default \(([^)]*)\)", row)
+    assert default and default[1] == NUMBER_WORDS[len(VIEWS)], "operations.md miscounts export's views"
+    assert re.findall(r"`([a-z_]+\.[a-z_]+)`", default[2]) == list(VIEWS)
+    for page in PAGES:  # no page counts them otherwise
+        for count in re.findall(r"export[^.|]*?\b(\w+) (?:views|by default)", _flat(page.read_text())):
+            if count in NUMBER_WORDS:
+                assert count == NUMBER_WORDS[len(VIEWS)], f"{_page_id(page)} says export writes {count} views"
