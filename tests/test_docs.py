@@ -265,3 +265,23 @@ def test_the_pages_name_every_view_export_writes_and_count_them_right():
         for count in re.findall(r"export[^.|]*?\b(\w+) (?:views|by default)", _flat(page.read_text())):
             if count in NUMBER_WORDS:
                 assert count == NUMBER_WORDS[len(VIEWS)], f"{_page_id(page)} says export writes {count} views"
+
+
+def test_every_page_and_serves_help_name_the_deployments_serve_serves():
+    """`serve` builds every deployment deploy/prefect.yaml declares (flows/deployments.py's build): the
+    scheduled, backfill and shard ones. operations.md once said two, deployment.md "the first two"."""
+    import yaml
+
+    declared = [
+        d["name"] for d in yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())["deployments"]
+    ]
+    said = {}
+    for page in PAGES:
+        for claim in re.findall(
+            r"`agent-signals serve`\s*\|?\s*serves ([^.(]*?deployments)", page.read_text()
+        ):
+            said[f"{_page_id(page)}: {_flat(claim)}"] = _flat(claim)
+    assert {page.split(":")[0] for page in said} >= {"docs/operations.md", "docs/deployment.md"}
+    said["agent-signals serve --help"] = _flat(dict(commands(cli))["agent-signals serve"].help.split(".")[0])
+    wrong = {where: claim for where, claim in said.items() if not all(name in claim for name in declared)}
+    assert not wrong, f"serve serves {declared}; these say otherwise: {wrong}"
