@@ -399,3 +399,37 @@ def test_the_demo_shows_what_pipeline_md_says_it_shows():
     said = {agent: texts for agent, texts in SHOWCASE}
     assert "I was a team lead on payments until March 2025." in said[None]
     assert "Always write to me in British English." in said["writer"]
+
+
+README = ROOT / "README.md"
+
+
+def test_the_readmes_psql_is_the_one_pgserver_ships_in_the_virtualenv():
+    """The README says no PostgreSQL is needed, so the psql it shows is pgserver's, at its path in the
+    virtualenv `make` creates (.venv, Python 3.11)."""
+    import sys
+    from importlib.util import find_spec
+
+    shipped = Path(find_spec("pgserver").origin).parent / "pginstall" / "bin" / "psql"  # found, not imported
+    assert shipped.is_file()
+    in_venv = Path(".venv") / shipped.relative_to(sys.prefix)
+    fenced = re.compile(r"^[ \t]*```.*?^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)  # in a list item too
+    blocks = "\n".join(
+        line.strip() for m in fenced.finditer(README.read_text()) for line in m[0].splitlines()
+    )
+    assert f"PSQL={in_venv}\n" in blocks
+    bare = [line for line in blocks.splitlines() if re.search(r"(?<![\w$/-])psql\b", line)]
+    assert not bare, f"the README runs a psql it does not say where to find: {bare}"
+
+
+def test_the_readme_says_what_it_is_then_the_two_commands_then_a_real_model():
+    text = README.read_text()
+    headings = [m.group(2) for m in HEADING.finditer(FENCE.sub("", text))]
+    assert headings[:4] == ["agent-signals", "Two commands", "A real model", "Where to look next"], headings
+    first = _flat(text.split("\n\n")[1])
+    assert first.startswith("agent-signals gives your product's agents a memory of each user.")
+    assert "make demo" in text and "make test" in text
+    model = text.index("AGENT_SIGNALS_MODEL=")
+    for later in ("AGENT_SIGNALS_BATCH_MODE", "batch mode", "users per second", "| target"):
+        assert later not in text[:model], f"the README shows {later!r} before how to use a real model"
+    assert len(text.splitlines()) <= 100, "the README is a front page: details go to docs/"
