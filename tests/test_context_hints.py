@@ -84,7 +84,7 @@ def test_each_user_without_a_block_gets_the_hint_of_their_case(database_url, con
 
     error, hint = context("ida")  # read, and nothing kept: running again changes nothing
     assert error.startswith("the runs read the messages of 'ida' and kept no signal")
-    assert hint.startswith("nothing to run") and "`agent-signals signals list --user ida --all`" in hint
+    assert hint.startswith("nothing to run") and "ops.rejected_actions where user_id = 'ida'" in hint
 
     error, hint = context("dan")  # a signal the views have not caught up with
     assert error == "the signals of 'dan' changed since the views were last refreshed"
@@ -93,7 +93,7 @@ def test_each_user_without_a_block_gets_the_hint_of_their_case(database_url, con
 
 def missing(**fields) -> MissingContext:
     base = dict(conversations=1, flagged=1, any_signals=False, active_signals=0, forgotten_at=None,
-                pending=0, waiting=0, retry_after=None, set_aside=0, dirty=False, agents=[], agent_known=False)  # fmt: skip
+                pending=0, waiting=0, retry_after=None, set_aside=0, agents=[], agent_known=False)  # fmt: skip
     return MissingContext(**(base | fields))
 
 
@@ -108,3 +108,8 @@ def test_a_user_in_backoff_or_with_messages_set_aside_is_told_where_to_look():
     assert aside.message.startswith("2 message(s) of 'zoe' were set aside after failed attempts")
     assert "`agent-signals set-aside list --user zoe`" in aside.hint
     assert "`agent-signals set-aside release --user zoe`" in aside.hint
+    # read, nothing active, but signals that were learned and dropped or held: where to see them
+    dropped = explain_missing("zoe", None, missing(any_signals=True))
+    assert dropped.message.startswith("the runs read the messages of 'zoe' and kept no signal")
+    assert "`agent-signals signals list --user zoe --all`" in dropped.hint
+    assert "`agent-signals review list --user zoe`" in dropped.hint

@@ -16,7 +16,6 @@ select
     (select max(retry_after) from ops.failures
      where user_id = %(user_id)s and resolved_at is null and retry_after > now()) as retry_after,
     (select count(*) from ops.set_aside where user_id = %(user_id)s and released_at is null) as set_aside,
-    exists (select 1 from signals.dirty_users where user_id = %(user_id)s) as dirty,
     array(
         select agent_id from source.conversations where user_id = %(user_id)s and agent_id is not null
         union

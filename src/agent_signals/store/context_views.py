@@ -51,7 +51,6 @@ class MissingContext:
     waiting: int  # messages of a user waiting out a failure's backoff
     retry_after: datetime | None
     set_aside: int
-    dirty: bool
     agents: list[str]  # the agents the user talked with or has signals of
     agent_known: bool  # the agent asked for appears in some conversation or signal
 
@@ -133,11 +132,17 @@ def explain_missing(user: str, agent: str | None, why: MissingContext) -> AgentS
             f"the signals of {user!r} changed since the views were last refreshed",
             hint=f"run {run} (or `agent-signals views refresh`)",
         )
+    where = (
+        f"`agent-signals signals list --user {user} --all` and `agent-signals review list --user {user}` "
+        "show what was learned and set apart"
+        if why.any_signals
+        else "what was refused, and why, is in ops.rejected_actions "
+        f"(`select stage, reason, action from ops.rejected_actions where user_id = '{user}'`)"
+    )
     return AgentSignalsError(
         f"the runs read the messages of {user!r} and kept no signal: nothing they said was a durable fact "
         "about themselves that passed the checks",
-        hint=f"nothing to run; `agent-signals signals list --user {user} --all` and "
-        f"`agent-signals review list --user {user}` show what was learned and set apart",
+        hint=f"nothing to run; {where}",
     )
 
 
