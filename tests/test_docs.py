@@ -234,3 +234,202 @@ def test_slugs_are_githubs():
     assert slug("The offline model's figures") == "the-offline-models-figures"
     assert slug("For analysts: the views and SQL") == "for-analysts-the-views-and-sql"
     assert slug("`eval` and `replay`") == "eval-and-replay"
+
+
+# What the pages say of particular commands and of the defaults, checked against the code (issue 33, point 6).
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _flat(text: str) -> str:
+    """A page's text with its line breaks folded, so a sentence wrapped over lines reads as one."""
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_pages_name_every_view_export_writes_and_count_them_right():
+    from agent_signals.store.export import VIEWS
+
+    analysts = _flat((ROOT / "docs" / "analysts.md").read_text())
+    said = re.search(r"`agent-signals export DIR` writes the (\w+) views \(([^;]*);", analysts)
+    assert said, "docs/analysts.md no longer says what export writes"
+    assert said[1] == NUMBER_WORDS[len(VIEWS)], (
+        f"export writes {len(VIEWS)} views, analysts.md says {said[1]}"
+    )
+    assert re.findall(r"`([a-z_]+\.[a-z_]+)`", said[2]) == list(VIEWS)
+    lines = COMMAND_REFERENCE.read_text().splitlines()
+    row = next(line for line in lines if line.startswith("| `agent-signals export DIR"))  # one line a row
+    default = re.search(r"all (\w+) by default \(([^)]*)\)", row)
+    assert default and default[1] == NUMBER_WORDS[len(VIEWS)], "operations.md miscounts export's views"
+    assert re.findall(r"`([a-z_]+\.[a-z_]+)`", default[2]) == list(VIEWS)
+    for page in PAGES:  # no page counts them otherwise
+        for count in re.findall(r"export[^.|]*?\b(\w+) (?:views|by default)", _flat(page.read_text())):
+            if count in NUMBER_WORDS:
+                assert count == NUMBER_WORDS[len(VIEWS)], f"{_page_id(page)} says export writes {count} views"
+
+
+def test_every_page_and_serves_help_name_the_deployments_serve_serves():
+    """`serve` builds every deployment deploy/prefect.yaml declares (flows/deployments.py's build): the
+    scheduled, backfill and shard ones. operations.md once said two, deployment.md "the first two"."""
+    import yaml
+
+    declared = [
+        d["name"] for d in yaml.safe_load((ROOT / "deploy" / "prefect.yaml").read_text())["deployments"]
+    ]
+    said = {}
+    for page in PAGES:
+        for claim in re.findall(
+            r"`agent-signals serve`\s*\|?\s*serves ([^.(]*?deployments)", page.read_text()
+        ):
+            said[f"{_page_id(page)}: {_flat(claim)}"] = _flat(claim)
+    assert {page.split(":")[0] for page in said} >= {"docs/operations.md", "docs/deployment.md"}
+    said["agent-signals serve --help"] = _flat(dict(commands(cli))["agent-signals serve"].help.split(".")[0])
+    wrong = {where: claim for where, claim in said.items() if not all(name in claim for name in declared)}
+    assert not wrong, f"serve serves {declared}; these say otherwise: {wrong}"
+
+
+PIPELINE = ROOT / "docs" / "pipeline.md"
+
+
+def _paragraph(page: Path, opening: str) -> str:
+    """The flattened text from `opening` up to "The choices, and why" (a section's "what it needs" part)."""
+    text = _flat(page.read_text())
+    start = text.index(opening)
+    return text[start : text.index("The choices, and why", start)]
+
+
+def _first_version_asking(field: str) -> str:
+    """The first extraction prompt whose answer shape has `field` (the offline model's own reading of a
+    prompt: bounds, end, scope)."""
+    from agent_signals_offline.rules.time_and_scope import asks_for
+
+    versions = sorted(
+        (p.name.split(".")[0] for p in (ROOT / "prompts" / "extract").glob("v*.system.j2")),
+        key=lambda v: int(v[1:]),
+    )
+    return next(
+        v for v in versions if field in asks_for((ROOT / f"prompts/extract/{v}.system.j2").read_text())
+    )
+
+
+def test_what_scopes_and_validity_need_names_the_prompts_that_ask_and_the_default():
+    default = Settings.model_fields["prompt_version"].default
+    scopes = _paragraph(PIPELINE, "**What an agent's signal needs.**")
+    time = _paragraph(PIPELINE, "**What a fact's time needs.**")
+    assert f"`extract/{_first_version_asking('scope')}` or later. The default, {default}, does" in scopes
+    assert _first_version_asking("bounds") == _first_version_asking("end")
+    assert f"`extract/{_first_version_asking('bounds')}` or later. The default, {default}, does" in time
+
+
+def offline_answer(version: str, texts: list[str], known=(), agent: str = "") -> list[dict]:
+    """The offline model's actions for one user's messages under prompt `version`."""
+    import json
+    from datetime import date
+
+    from agent_signals.core.prompts import PromptMessage, render_extract
+    from agent_signals_offline.provider import answer
+
+    messages = [PromptMessage(f"m{i}", t, date="2026-11-20", agent=agent) for i, t in enumerate(texts, 1)]
+    prompt = render_extract(Settings(prompt_version=version), messages, list(known), date(2026, 11, 22))
+    return json.loads(answer(prompt))["actions"]
+
+
+def test_the_offline_models_time_and_scope_are_what_pipeline_md_says():
+    from agent_signals.core.prompts import PromptSignal
+    from agent_signals_offline.rules import time_and_scope
+
+    time = _paragraph(PIPELINE, "**What a fact's time needs.**")
+    words = re.search(r"`(\w+)`, `(\w+)`, `(\w+)` or `(\w+)` followed by", time).groups()
+    assert set(words) == set(
+        re.search(r"\(\?P<word>([a-z|]+)\)", time_and_scope._BOUND.pattern)[1].split("|")
+    )
+    ending = re.search(r'sentence says ((?:"[^"]+",? (?:or )?)+)and shares', time)[1]
+    phrases = re.findall(r'"([^"]+)"', ending)
+    assert len(phrases) == time_and_scope._NO_LONGER.pattern.count("|") + 1
+    assert all(time_and_scope._NO_LONGER.fullmatch(p.replace("...", "drink")) for p in phrases)
+    scopes = _paragraph(PIPELINE, "**What an agent's signal needs.**")
+    kinds = re.search(r"\(kinds `(\w+)` and `(\w+)`\)", scopes).groups()
+    assert set(kinds) == time_and_scope.STANDING
+
+    said = [
+        "I was a team lead on payments until March 2025.",
+        "I've been a data engineer since 2019.",
+        "I've been a data engineer for ten years.",
+        "I'm a data engineer as of 2019.",
+        "I live in Lisbon. I've been here since 2020.",
+    ]
+    for example in said:
+        assert example.split(". ")[0].rstrip(".") in time, f"pipeline.md no longer shows {example!r}"
+    bounds = {
+        a["content"]: {k: a[k]["date"] for k in ("since", "until") if k in a}
+        for a in offline_answer("v5", said)
+    }
+    assert bounds == {
+        "Was a team lead": {"until": "2025-03-01"},
+        "Has been a data engineer since 2019": {"since": "2019-01-01"},
+        "Has been a data engineer for ten years": {},  # a duration
+        "Is a data engineer": {},  # as of 2019: none of the four words
+        "Lives in Lisbon": {},  # the bound is in the next sentence
+        "Has been here since 2020": {"since": "2020-01-01"},
+    }
+    known = [PromptSignal("s1", "Manages the data team", "core", "role", "inferred")]
+    ended = [
+        a for a in offline_answer("v5", ["I no longer manage the data team."], known) if a["action"] == "end"
+    ]
+    assert [a["signal"] for a in ended] == ["s1"]
+    writing = ["Always write to me in British English."]  # the demo's showcase user, to the writer agent
+    assert [a.get("scope") for a in offline_answer("v5", writing, agent="a1")] == ["agent"]
+    assert [a.get("scope") for a in offline_answer("v5", writing)] == [None]  # no agent: the profile
+    for version in ("v1", "v2", "v3"):  # the versions that do not ask for time
+        assert not any("since" in a or "until" in a for a in offline_answer(version, said)), version
+        assert not [
+            a
+            for a in offline_answer(version, ["I no longer manage the data team."], known)
+            if a["action"] == "end"
+        ]
+    for version in ("v1", "v2"):  # nor for scope
+        assert [a.get("scope") for a in offline_answer(version, writing, agent="a1")] == [None], version
+
+
+def test_the_demo_shows_what_pipeline_md_says_it_shows():
+    from agent_signals.store.demo_data import SHOWCASE, SHOWCASE_USER
+
+    text = _flat(PIPELINE.read_text())
+    assert f"user `{SHOWCASE_USER}` asks the writer agent for British English" in text
+    assert f"user `{SHOWCASE_USER}` was a team lead until March 2025" in text
+    said = {agent: texts for agent, texts in SHOWCASE}
+    assert "I was a team lead on payments until March 2025." in said[None]
+    assert "Always write to me in British English." in said["writer"]
+
+
+README = ROOT / "README.md"
+
+
+def test_the_readmes_psql_is_the_one_pgserver_ships_in_the_virtualenv():
+    """The README says no PostgreSQL is needed, so the psql it shows is pgserver's, at its path in the
+    virtualenv `make` creates (.venv, Python 3.11)."""
+    import sys
+    from importlib.util import find_spec
+
+    shipped = Path(find_spec("pgserver").origin).parent / "pginstall" / "bin" / "psql"  # found, not imported
+    assert shipped.is_file()
+    in_venv = Path(".venv") / shipped.relative_to(sys.prefix)
+    fenced = re.compile(r"^[ \t]*```.*?^[ \t]*```[ \t]*$", re.MULTILINE | re.DOTALL)  # in a list item too
+    blocks = "\n".join(
+        line.strip() for m in fenced.finditer(README.read_text()) for line in m[0].splitlines()
+    )
+    assert f"PSQL={in_venv}\n" in blocks
+    bare = [line for line in blocks.splitlines() if re.search(r"(?<![\w$/-])psql\b", line)]
+    assert not bare, f"the README runs a psql it does not say where to find: {bare}"
+
+
+def test_the_readme_says_what_it_is_then_the_two_commands_then_a_real_model():
+    text = README.read_text()
+    headings = [m.group(2) for m in HEADING.finditer(FENCE.sub("", text))]
+    assert headings[:4] == ["agent-signals", "Two commands", "A real model", "Where to look next"], headings
+    first = _flat(text.split("\n\n")[1])
+    assert first.startswith("agent-signals gives your product's agents a memory of each user.")
+    assert "make demo" in text and "make test" in text
+    model = text.index("AGENT_SIGNALS_MODEL=")
+    for later in ("AGENT_SIGNALS_BATCH_MODE", "batch mode", "users per second", "| target"):
+        assert later not in text[:model], f"the README shows {later!r} before how to use a real model"
+    assert len(text.splitlines()) <= 100, "the README is a front page: details go to docs/"

@@ -83,9 +83,8 @@ def test_score_counts_precision_recall_negatives_and_tiers():
     assert (round(report.precision, 3), report.recall) == (0.333, 0.5)
     assert report.negative_hits == {"org_fact": 1} and report.wrong_speaker == 1
     assert (report.tier_checked, report.tier_right) == (1, 0)
-    assert report.as_dict()["by_kind"]["role"] == {
-        "signals": 1, "precision": 1.0, "expected_facts": 1, "recall": 1.0
-    }  # fmt: skip
+    assert report.as_dict()["by_signal_kind"]["role"] == {"signals": 1, "correct": 1, "precision": 1.0}
+    assert report.as_dict()["by_fact_kind"]["role"] == {"expected_facts": 1, "found_facts": 1, "recall": 1.0}
 
 
 def styx_journey_dog() -> list[GoldFact]:
@@ -130,41 +129,74 @@ def test_score_of_nothing_divides_by_zero_as_before():
     assert report.as_dict() == {
         "signals": 0, "precision": 0.0, "recall": 0.0, "f1": 0.0, "expected_facts": 0, "found_facts": 0,
         "recall_single_match": 0.0, "found_facts_single_match": 0, "wrong_speaker": 0, "wrong_speaker_rate": 0.0,
-        "negative_hits": {}, "tier_accuracy": None, "by_kind": {},
+        "negative_hits": {}, "tier_accuracy": None, "by_signal_kind": {}, "by_fact_kind": {},
         "scope_accuracy": None, "scope": {label: NOTHING for label in ("all", "profile", "agent")},
         "validity_accuracy": None,
         "validity": {part: NOTHING for part in ("all", "valid_to", "no_valid_to", "valid_from")},
     }  # fmt: skip
     # signals but no fact, then facts but no signal
-    assert evaluate.score([signal("Has a dog", "m1")], evaluate.Dataset([], [], [], ["u"])).as_dict()["by_kind"] == {
-        "role": {"signals": 1, "precision": 0.0, "expected_facts": 0, "recall": None}
-    }  # fmt: skip
+    alone = evaluate.score([signal("Has a dog", "m1")], evaluate.Dataset([], [], [], ["u"])).as_dict()
+    assert alone["by_signal_kind"] == {"role": {"signals": 1, "correct": 0, "precision": 0.0}}
+    assert alone["by_fact_kind"] == {}
     report = evaluate.score([], evaluate.Dataset([], styx_journey_dog(), [], ["u"]))
     assert (report.expected_facts, report.found_facts, report.recall) == (3, 0, 0.0)
-    assert report.as_dict()["by_kind"] == {
-        "unlabelled": {"signals": 0, "precision": None, "expected_facts": 3, "recall": 0.0}
+    assert report.as_dict()["by_signal_kind"] == {}
+    assert report.as_dict()["by_fact_kind"] == {
+        "unlabelled": {"expected_facts": 3, "found_facts": 0, "recall": 0.0}
     }  # a fact without kind_hint is counted as unlabelled
 
 
 @pytest.mark.unit
-def test_a_kind_with_no_gold_facts_and_one_with_no_signals_share_the_table():
+def test_precision_is_by_the_stored_kind_and_recall_by_the_gold_kind_in_two_tables():
+    """Issue 33: one table by kind set a gold kind's recall beside the signals of that stored kind
+    ("education: signals 0, recall 1.000" when a signal stored as personal found the education fact)."""
     facts = [
         GoldFact("role", "u", "I am a nurse.", True, frozenset({("c1", "m1")}), "role"),
         GoldFact("pet", "u", "I have a dog.", True, frozenset({("c1", "m3")}), "personal"),
+        GoldFact("law", "u", "I study law.", True, frozenset({("c1", "m5")}), "education"),
         GoldFact("neg", "u", "We use Postgres.", False, frozenset({("c1", "m2")}), "team"),  # not expected
     ]
     signals = [
         StoredSignal("1", "u", "Works as a nurse", "role", "core", frozenset({("c1", "m1")})),
         StoredSignal("2", "u", "Writes in short sentences", "writing", "core", frozenset({("c1", "m4")})),
         StoredSignal("3", "u", "Uses Postgres", "expertise", "core", frozenset({("c1", "m2")})),
+        StoredSignal("4", "u", "Studies law", "personal", "contextual", frozenset({("c1", "m5")})),
     ]
-    by_kind = evaluate.score(signals, evaluate.Dataset([], facts, [], ["u"])).as_dict()["by_kind"]
-    assert by_kind == {
-        "expertise": {"signals": 1, "precision": 0.0, "expected_facts": 0, "recall": None},
-        "personal": {"signals": 0, "precision": None, "expected_facts": 1, "recall": 0.0},
-        "role": {"signals": 1, "precision": 1.0, "expected_facts": 1, "recall": 1.0},
-        "writing": {"signals": 1, "precision": 0.0, "expected_facts": 0, "recall": None},
-    }  # sorted by kind; a negative fact's kind is no row of its own ("team")
+    report = evaluate.score(signals, evaluate.Dataset([], facts, [], ["u"])).as_dict()
+    assert report["by_signal_kind"] == {
+        "expertise": {"signals": 1, "correct": 0, "precision": 0.0},
+        "personal": {"signals": 1, "correct": 1, "precision": 1.0},  # the education fact, found
+        "role": {"signals": 1, "correct": 1, "precision": 1.0},
+        "writing": {"signals": 1, "correct": 0, "precision": 0.0},
+    }  # sorted by kind
+    assert report["by_fact_kind"] == {
+        "education": {"expected_facts": 1, "found_facts": 1, "recall": 1.0},  # by a personal signal
+        "personal": {"expected_facts": 1, "found_facts": 0, "recall": 0.0},
+        "role": {"expected_facts": 1, "found_facts": 1, "recall": 1.0},
+    }  # a negative fact's kind is no row ("team")
+
+
+@pytest.mark.unit
+def test_eval_prints_the_stored_kinds_and_the_gold_kinds_as_two_labelled_tables(capsys):
+    from agent_signals.cli.evaluation import print_report
+
+    facts = [GoldFact("law", "u", "I study law.", True, frozenset({("c1", "m5")}), "education")]
+    signals = [StoredSignal("4", "u", "Studies law", "personal", "contextual", frozenset({("c1", "m5")}))]
+    report = evaluate.score(signals, evaluate.Dataset([], facts, [], ["u"]))
+    result = {"dataset": "d.json", "users": 1, "model": "m", "prompt_version": "v5", **report.as_dict(),
+              "llm_calls": 1, "prompt_tokens": 1, "completion_tokens": 1, "cost_usd": 0.0, "failures": 0}  # fmt: skip
+    print_report(result, report)
+    out = capsys.readouterr().out.splitlines()
+    stored = out.index(
+        "  stored signals by the kind they were stored with (precision: matching an expected fact)"
+    )
+    gold = out.index("  expected facts by their gold kind, kind_hint (recall: found by a signal of any kind)")
+    assert out[stored + 1].split() == ["stored", "kind", "signals", "right", "precision"]
+    assert out[stored + 2].split() == ["personal", "1", "1", "1.000"]
+    assert gold == stored + 3
+    assert out[gold + 1].split() == ["gold", "kind", "facts", "found", "recall"]
+    assert out[gold + 2].split() == ["education", "1", "1", "1.000"]
+    assert not any(line.split()[:1] == ["education"] and "signals" in line for line in out)
 
 
 @pytest.mark.unit
@@ -177,7 +209,7 @@ def test_ratios_are_rounded_by_python_not_by_polars():
     report = evaluate.score(
         signals, evaluate.Dataset([], [fact("son", "My son is in junior high.", "m1")], [], ["u"])
     )
-    assert report.as_dict()["by_kind"]["role"]["precision"] == 0.0063 == report.as_dict()["precision"]
+    assert report.as_dict()["by_signal_kind"]["role"]["precision"] == 0.0063 == report.as_dict()["precision"]
 
 
 @pytest.mark.unit

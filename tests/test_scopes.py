@@ -196,10 +196,8 @@ def test_the_command_line_adds_an_agents_own_signal_and_prints_an_agents_block(c
     assert "Call me Ana" not in profile.stdout and "marathon" not in profile.stdout
     unknown = agent_signals("context", "ana", "--agent", "nobody")
     assert unknown.returncode == 1
-    assert (
-        unknown.stderr.splitlines()[0]
-        == "error: 'ana' has no row in context.agent_context for agent 'nobody' yet"
-    )
+    assert unknown.stderr.splitlines()[0] == "error: no conversation or signal is with agent 'nobody'"
+    assert "`agent-signals context ana`" in unknown.stderr  # an agent without a row reads the profile
 
 
 def test_the_blocks_as_of_now_are_the_blocks_the_views_hold(conn, settings_with, scripted):

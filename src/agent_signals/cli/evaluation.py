@@ -151,10 +151,15 @@ def print_report(result: dict, report) -> None:
     click.echo(f"  model calls {result['llm_calls']}, prompt tokens {result['prompt_tokens']}, "
                f"completion tokens {result['completion_tokens']}, cost ${result['cost_usd']:.4f}, "
                f"failed users {result['failures']}")  # fmt: skip
-    click.echo(f"  {'kind':<22}{'signals':>8}{'precision':>11}{'facts':>7}{'recall':>8}")
-    for kind, row in result["by_kind"].items():
-        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-        click.echo(f"  {kind:<22}{row['signals']:>8}{fmt(row['precision']):>11}{row['expected_facts']:>7}{fmt(row['recall']):>8}")  # fmt: skip
+    # two tables: a fact may be found by a signal of another kind, so a kind's recall is not its signals'
+    click.echo("  stored signals by the kind they were stored with (precision: matching an expected fact)")
+    click.echo(f"  {'stored kind':<22}{'signals':>8}{'right':>8}{'precision':>11}")
+    for kind, row in result["by_signal_kind"].items():
+        click.echo(f"  {kind:<22}{row['signals']:>8}{row['correct']:>8}{row['precision']:>11.3f}")
+    click.echo("  expected facts by their gold kind, kind_hint (recall: found by a signal of any kind)")
+    click.echo(f"  {'gold kind':<22}{'facts':>8}{'found':>8}{'recall':>11}")
+    for kind, row in result["by_fact_kind"].items():
+        click.echo(f"  {kind:<22}{row['expected_facts']:>8}{row['found_facts']:>8}{row['recall']:>11.3f}")
 
 
 def print_comparison(results: list[dict]) -> None:

@@ -1,5 +1,5 @@
 """The commands that run the pipeline: `run` (once now), `backfill` (a window of history, slice by slice)
-and `serve` (the scheduled and backfill deployments in this process)."""
+and `serve` (the scheduled, backfill and shard deployments in this process)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def _window_messages(settings: Settings, since: datetime, until: datetime, users
 @click.command("serve")
 @click.pass_context
 def serve_cmd(ctx: click.Context) -> None:
-    """Serve the scheduled and backfill deployments of deploy/prefect.yaml in this process.
+    """Serve the scheduled, backfill and shard deployments of deploy/prefect.yaml in this process.
 
     With no PREFECT_API_URL, a local Prefect server (with its scheduler) runs as a child until serve stops."""
     from prefect.exceptions import TerminationSignal

@@ -6,7 +6,6 @@ from __future__ import annotations
 import click
 
 from agent_signals.cli.options import settings_of
-from agent_signals.errors import AgentSignalsError
 
 
 @click.group()
@@ -54,19 +53,13 @@ def context_cmd(ctx: click.Context, user: str, summary: bool, agent: str | None)
     """Print a user's block from context.user_context (or context.agent_context with --agent), ready to paste
     into a system prompt."""
     from agent_signals.store import db as database
-    from agent_signals.store.context_views import context_block
-    from agent_signals.store.signals_admin import require_user
+    from agent_signals.store.context_views import context_block, explain_missing, missing_context
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
         block = context_block(conn, settings, user, agent)
-        if block is None:
-            require_user(conn, settings, user)
-            view = f"context.agent_context for agent {agent!r}" if agent else "context.user_context"
-            raise AgentSignalsError(
-                f"{user!r} has no row in {view} yet",
-                hint="the user has no active signal, or the views were not refreshed since: run `agent-signals run`",
-            )
+        if block is None:  # an unknown user or agent, a forgotten user, unflagged conversations, ...
+            raise explain_missing(user, agent, missing_context(conn, settings, user, agent))
     click.echo(block.markdown)
     if summary and block.summary:
         click.echo(f"\n{block.summary}")

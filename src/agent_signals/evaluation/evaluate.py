@@ -18,7 +18,7 @@ Scoring, with evaluation.matching's matcher (documented in docs/evaluation.md, t
   (evaluation.accuracy).
 
 The matcher is pairwise and stays Python (matches()); what is counted from its verdicts (the totals, the
-negatives by kind, the table by kind) is polars joins and aggregations over frames of them (score()).
+negatives by kind, the tables by kind) is polars joins and aggregations over frames of them (score()).
 """
 
 from __future__ import annotations
@@ -140,8 +140,16 @@ FACTS = {
     "negative_kind": pl.String,  # "unlabelled" when missing
 }
 TIERED = ("core", "contextual")  # the tier hints tier accuracy is checked against
-BY_KIND = {"kind": pl.String, "signals": pl.UInt32, "correct": pl.UInt32, "expected_facts": pl.UInt32,
-           "found_facts": pl.UInt32, "precision": pl.Float64, "recall": pl.Float64}  # fmt: skip
+# Precision by the kind a signal was stored with, recall by the kind a gold fact is labelled with (kind_hint):
+# two tables, since a fact may be found by a signal of another kind ("Studies law", stored personal, finds an
+# education fact), so one row per kind would set a recall beside signals it does not come from.
+BY_SIGNAL_KIND = {"kind": pl.String, "signals": pl.UInt32, "correct": pl.UInt32, "precision": pl.Float64}
+BY_FACT_KIND = {
+    "kind": pl.String,
+    "expected_facts": pl.UInt32,
+    "found_facts": pl.UInt32,
+    "recall": pl.Float64,
+}
 
 
 def rounded(value: float | None) -> float | None:
@@ -165,9 +173,10 @@ class Report:
     scope: dict[str, Tally] = field(default_factory=lambda: scope_tallies([]))  # all, profile, agent
     validity: dict[str, Tally] = field(default_factory=lambda: validity_tallies([]))
     # all, valid_to (hinted), no_valid_to (must be null), valid_from (hinted): evaluation.accuracy
-    by_kind: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BY_KIND))
-    # one row per kind of a signal or of an expected fact, by kind: the columns of BY_KIND (precision and
-    # recall null where the kind has no signal, no expected fact)
+    by_signal_kind: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BY_SIGNAL_KIND))
+    # one row per kind the stored signals have: how many, how many right, precision
+    by_fact_kind: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=BY_FACT_KIND))
+    # one row per kind_hint of the expected facts ("unlabelled" without one): how many, how many found, recall
 
     @property
     def precision(self) -> float:
@@ -204,14 +213,21 @@ class Report:
             "scope": {label: tally.as_dict() for label, tally in self.scope.items()},
             "validity_accuracy": self.validity["all"].as_dict()["accuracy"],
             "validity": {part: tally.as_dict() for part, tally in self.validity.items()},
-            "by_kind": {
+            "by_signal_kind": {
                 row["kind"]: {
                     "signals": row["signals"],
+                    "correct": row["correct"],
                     "precision": rounded(row["precision"]),
+                }
+                for row in self.by_signal_kind.iter_rows(named=True)
+            },
+            "by_fact_kind": {
+                row["kind"]: {
                     "expected_facts": row["expected_facts"],
+                    "found_facts": row["found_facts"],
                     "recall": rounded(row["recall"]),
                 }
-                for row in self.by_kind.iter_rows(named=True)
+                for row in self.by_fact_kind.iter_rows(named=True)
             },
         }
 
@@ -280,34 +296,29 @@ def score(signals: Sequence[StoredSignal], dataset: Dataset) -> Report:
     found = expected.select(
         expected_facts=pl.len(), found_facts=pl.col("found").sum(), found_single=pl.col("single").sum()
     ).row(0, named=True)
-    by_kind = (
+    by_signal_kind = (
         verdicts.group_by("kind")
         .agg(signals=pl.len(), correct=right.sum())
-        .join(
-            expected.group_by(pl.col("fact_kind").alias("kind")).agg(
-                expected_facts=pl.len(), found_facts=pl.col("found").sum()
-            ),
-            on="kind",
-            how="full",
-            coalesce=True,
-        )
-        .with_columns(pl.col(c).fill_null(0) for c in ("signals", "correct", "expected_facts", "found_facts"))
-        .with_columns(
-            precision=pl.when(pl.col("signals") > 0).then(pl.col("correct") / pl.col("signals")),
-            recall=pl.when(pl.col("expected_facts") > 0).then(
-                pl.col("found_facts") / pl.col("expected_facts")
-            ),
-        )
+        .with_columns(precision=pl.col("correct") / pl.col("signals"))
         .sort("kind")
-        .cast(BY_KIND)
-        .select(list(BY_KIND))
+        .cast(BY_SIGNAL_KIND)
+        .select(list(BY_SIGNAL_KIND))
+    )
+    by_fact_kind = (
+        expected.group_by(pl.col("fact_kind").alias("kind"))
+        .agg(expected_facts=pl.len(), found_facts=pl.col("found").sum())
+        .with_columns(recall=pl.col("found_facts") / pl.col("expected_facts"))
+        .sort("kind")
+        .cast(BY_FACT_KIND)
+        .select(list(BY_FACT_KIND))
     )
     judged = judged_pairs(dataset.facts, signals, credited.iter_rows())
     return Report(
         **totals,
         **found,
         negative_hits=negative_hits,
-        by_kind=by_kind,
+        by_signal_kind=by_signal_kind,
+        by_fact_kind=by_fact_kind,
         scope=scope_tallies(judged),
         validity=validity_tallies(judged),
     )
