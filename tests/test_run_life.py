@@ -83,7 +83,7 @@ def test_a_misconfigured_model_stops_the_run_at_its_first_request(
                        AGENT_SIGNALS_RETRY_BACKOFF_S="0")  # fmt: skip
         result = cli("run", env=env)
     assert len(model.requests) == 1, "no retry, no other user: one request per misconfiguration"
-    assert result.returncode == 1
+    assert result.returncode == 2  # a configuration error, as a wrong argument
     assert_one_error_line(result.stderr, *words)
     _run_id, status_, users, _actions, error, _flow = last_run(database_url)
     assert status_ == "failed" and users == 0 and words[0] in error
@@ -92,16 +92,25 @@ def test_a_misconfigured_model_stops_the_run_at_its_first_request(
         assert conn.execute("select count(*) from ops.failures").fetchone()[0] == 0
 
 
-def test_a_missing_key_fails_the_run_before_any_request(database_url, tmp_path, prefect_api):
-    seed(database_url, tmp_path, 3)
+@pytest.mark.parametrize("key", ["unset", "empty"])
+@pytest.mark.parametrize("users", [0, 3], ids=["idle", "with-work"])
+def test_a_missing_key_stops_the_run_as_its_settings_load(database_url, tmp_path, key, users):
+    """Issue 33: an empty key passed the check, and a run with nothing to do succeeded with no key at all.
+    The key is checked with the settings, before the idle check, Prefect or any request: no row is written."""
+    if users:
+        seed(database_url, tmp_path, users)
     with http_model.serve(lambda _path, _body: http_model.chat("{}")) as model:
-        env = base_env(database_url, tmp_path, api=prefect_api, **model.env())
-        del env["OPENAI_API_KEY"]
+        env = base_env(database_url, tmp_path, **model.env())
+        if key == "unset":
+            del env["OPENAI_API_KEY"]
+        else:
+            env["OPENAI_API_KEY"] = ""
         result = cli("run", env=env)
     assert model.requests == []
-    assert result.returncode == 1
-    assert_one_error_line(result.stderr, "OPENAI_API_KEY", "set OPENAI_API_KEY")
-    assert last_run(database_url)[1] == "failed"
+    assert result.returncode == 2
+    assert_one_error_line(result.stderr, "OPENAI_API_KEY", "set OPENAI_API_KEY", "AGENT_SIGNALS_MODEL")
+    assert ("not set" if key == "unset" else "set but empty") in result.stderr
+    assert last_run(database_url) is None and not (tmp_path / "prefect").exists()
 
 
 def test_a_run_in_which_every_user_failed_exits_non_zero(database_url, tmp_path, prefect_api):

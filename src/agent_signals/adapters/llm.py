@@ -31,7 +31,7 @@ import openai
 from agent_signals.adapters.providers import provider_kwargs, with_cache_hints
 from agent_signals.adapters.structured import response_format
 from agent_signals.config import Settings
-from agent_signals.errors import AgentSignalsError
+from agent_signals.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -63,7 +63,7 @@ class ModelUnavailable(Exception):
         self.attempts = attempts
 
 
-class ModelMisconfigured(AgentSignalsError):
+class ModelMisconfigured(ConfigurationError):
     """The model cannot work for anyone as configured: retrying or moving to the next user cannot help."""
 
     def __init__(self, kind: str, message: str, hint: str) -> None:
@@ -102,24 +102,6 @@ def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconf
     return ModelMisconfigured(
         kind, f"{setting}={model}: {kind.replace('_', ' ')} error: {detail}", hints[kind]
     )
-
-
-def check_environment(settings: Settings) -> None:
-    """Before any user is touched: the models' providers have the keys they need (litellm looks at the
-    environment only, no network call). Only missing API keys count: other variables litellm lists
-    (bases, regions, projects) have defaults or other sources. AGENT_SIGNALS_API_KEY stands for any of them."""
-    if settings.api_key is not None:
-        return
-    for setting, model in (("AGENT_SIGNALS_MODEL", settings.model),
-                           ("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model)):  # fmt: skip
-        missing = litellm.validate_environment(model).get("missing_keys") or []
-        if missing and all(key.endswith("_API_KEY") for key in missing):
-            keys = " or ".join(missing)
-            raise ModelMisconfigured(
-                "authentication",
-                f"{setting}={model} needs {keys}, which is not set",
-                f"set {keys}, or name another model in {setting}",
-            )
 
 
 class EmptyAnswer(Exception):
