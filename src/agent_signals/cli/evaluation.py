@@ -248,3 +248,10 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
                            "retier": len(diff.retier), "rescope": len(diff.rescope),
                            "revalidity": len(diff.revalidity), "unchanged": diff.unchanged}))  # fmt: skip
+    if usage["failures"]:  # a difference that leaves users out is no difference (issue 33)
+        raise AgentSignalsError(
+            f"{usage['failures']} of {usage['users']} users failed under {prompt_version}: the differences "
+            "above leave them out",
+            hint="the log above says why (a model that is down, an answer that cannot be read): fix it and "
+            "replay again",
+        )
