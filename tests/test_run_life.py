@@ -21,12 +21,12 @@ import psycopg
 import pytest
 
 from tests import http_model
+from tests.imports import BANNERS, traced
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "agent_signals"]
-BANNERS = ("Give Feedback", "Get Help", "Provider List", "LiteLLM.Info", "turn_on_debug")
 
 
 def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
@@ -198,3 +198,16 @@ def test_a_run_with_nothing_to_do_is_recorded_without_starting_prefect(database_
     _run_id, status, users, _actions, _error, flow_run_id = last_run(database_url)
     assert (status, users) == ("succeeded", 2) and flow_run_id is not None
     assert (tmp_path / "prefect").exists()
+
+
+def test_a_run_with_nothing_to_do_imports_neither_prefect_nor_litellm(database_url, tmp_path):
+    """Issue 33: the idle check imported litellm (3.3 s of imports) and printed its provider-list banner twice.
+    The idle run asks no model, so it records no answer mode."""
+    idle = traced("run", env=base_env(database_url, tmp_path))
+    assert idle.returncode == 0, idle.stderr
+    assert "succeeded" in idle.stdout and "answers as" not in idle.stdout
+    assert not idle.heavy
+    assert not any(banner in idle.stdout + idle.stderr for banner in BANNERS)
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        row = conn.execute("select status, answer_mode, flow_run_id from ops.runs").fetchall()
+    assert row == [("succeeded", None, None)]
