@@ -91,8 +91,8 @@ def model(
     variable: str, value: str, api_key: SecretStr | None, environ: Mapping[str, str] = os.environ
 ) -> None:
     """litellm knows the model's provider, and the API key that provider needs is given: in
-    AGENT_SIGNALS_API_KEY (`api_key`), else in the provider's variable, not blank. The offline models and the
-    providers that need no key (or more than one, model_names.needed_keys) pass without one."""
+    AGENT_SIGNALS_API_KEY (`api_key`), else in the provider's variable, not blank. The offline models, and
+    providers that need no key or other variables than a key (model_names.needed_keys), pass without one."""
     provider = model_names.provider_of(value)
     if provider is None:
         raise SettingsError(
