@@ -100,6 +100,17 @@ def test_the_decay_bench_times_both_sizes_and_what_they_replaced(server_url: str
     assert scratch_databases(server_url) == before
 
 
+@pytest.mark.bench
+@pytest.mark.db
+@pytest.mark.usefixtures("prefect_api")
+def test_the_idle_bench_times_an_idle_run_beside_db_migrate(server_url: str) -> None:
+    before = scratch_databases(server_url)
+    figures = bench_figures(server_url, "bench/idle_run.py", "--users", "3", "--reps", "2")
+    assert figures["users"] == 3 and figures["first_run_s"] > 0
+    assert all(figures[name]["min_s"] <= figures[name]["median_s"] for name in ("idle_run", "db_migrate"))
+    assert scratch_databases(server_url) == before
+
+
 def bench_figures(server_url: str, program: str, *args: str) -> dict:
     """Run a bench program in a child process on the test server; its figures (the last line, JSON)."""
     done = subprocess.run(

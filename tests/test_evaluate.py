@@ -448,3 +448,47 @@ def test_replay_of_a_prompt_that_does_not_exist_says_which_do(settings):
     with pytest.raises(AgentSignalsError) as caught:
         prompt_set(settings, "extract", "v9")
     assert "v9" in caught.value.message and "v1, v2" in (caught.value.hint or "")
+
+
+def replay_through_the_cli(server, conn, settings, **env: str):
+    """`agent-signals replay` over two users' messages, the model being `server`."""
+    from click.testing import CliRunner
+
+    from agent_signals.cli import cli
+
+    load_conversations(
+        conn, settings,
+        conversation("q1", "hal", [("user", "I'm a data engineer.")]),
+        conversation("q2", "ivy", [("user", "I prefer short answers.")]),
+    )  # fmt: skip
+    since = (T0 - timedelta(days=1)).strftime("%Y-%m-%d")
+    return CliRunner().invoke(
+        cli, ["replay", "--prompt-version", "v5", "--since", since], env=server.env() | env
+    )
+
+
+@pytest.mark.db
+def test_a_replay_whose_users_failed_prints_them_and_exits_non_zero(settings, conn):
+    """Issue 33: a replay with every user failed printed `would add 0, drop 0` and exited 0."""
+    from tests import http_model
+
+    with http_model.serve(lambda _p, _b: http_model.SERVER_ERROR) as server:
+        result = replay_through_the_cli(
+            server, conn, settings, AGENT_SIGNALS_MAX_RETRIES="0", AGENT_SIGNALS_RETRY_BACKOFF_S="0"
+        )
+    assert isinstance(result.exception, AgentSignalsError), result.output
+    assert "2 of 2 users failed under v5" in result.exception.message
+    assert "failures 2" in result.output and json.loads(result.output.splitlines()[-1])["failures"] == 2
+
+
+@pytest.mark.db
+def test_a_replay_with_a_refused_key_stops_with_the_configuration_error(settings, conn):
+    """Before, the misconfigured model stopped the replay's users and it printed an empty difference."""
+    from agent_signals.adapters.llm import ModelMisconfigured
+    from tests import http_model
+
+    with http_model.serve(lambda _p, _b: http_model.UNAUTHORIZED) as server:
+        result = replay_through_the_cli(server, conn, settings)
+        assert len(server.requests) == 1  # the first call goes alone: no other user is tried
+    assert isinstance(result.exception, ModelMisconfigured) and result.exception.exit_code == 2
+    assert result.exception.kind == "authentication" and "would add" not in result.output

@@ -112,12 +112,31 @@ def test_the_api_base_key_and_extra_headers_reach_the_server_on_every_call():
 
 
 @pytest.mark.unit
-def test_the_api_key_setting_stands_for_the_providers_variable_and_is_never_shown():
-    llm.check_environment(Settings(model="openai/gpt-4o-mini", api_key="sk-secret-1"))
-    with pytest.raises(llm.ModelMisconfigured, match="OPENAI_API_KEY"):
-        llm.check_environment(Settings(model="openai/gpt-4o-mini"))
+def test_the_api_key_setting_is_never_shown():
+    """That it stands for the provider's variable is checked when the settings load: test_settings_load.py."""
     settings = Settings(api_key="sk-secret-1")
     assert "sk-secret-1" not in repr(settings) + str(settings) + settings.model_dump_json()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("model", "variables"),
+    [("openai/some-name", {"OPENAI_API_KEY": ""}), ("gemini/gemini-2.0-flash", {})],
+    ids=["openai-empty-key", "gemini-no-key"],
+)
+def test_a_missing_key_is_a_misconfiguration_whatever_litellm_calls_it(monkeypatch, model, variables):
+    """Issue 33: the OpenAI SDK's "Missing credentials" reaches litellm's caller as a 500 and Gemini's "Missing
+    Gemini API key" as a connection error; both were retried as transient faults, four calls per user."""
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    with http_model.serve(lambda _p, _b: http_model.chat(ANSWER)) as server:
+        settings = Settings(model=model, api_base=server.url, max_retries=3, retry_backoff_s=0)
+        with pytest.raises(llm.ModelMisconfigured) as caught:
+            complete(settings)
+    assert caught.value.kind == "authentication" and caught.value.exit_code == 2
+    assert server.requests == []  # refused by the client, not retried
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,14 @@ PACKAGE = "agent_signals"
 OFFLINE = "agent_signals_offline"
 # lower first; a module may import its own layer and the ones below it
 LAYERS = ("base", "core", "store", "adapters", "stages", "flows", "evaluation", "cli")
-BASE = {f"{PACKAGE}", f"{PACKAGE}.config", f"{PACKAGE}.errors", f"{PACKAGE}.limits"}
+BASE = {
+    f"{PACKAGE}",
+    f"{PACKAGE}.config",
+    f"{PACKAGE}.errors",
+    f"{PACKAGE}.limits",
+    f"{PACKAGE}.model_names",
+    f"{PACKAGE}.setting_checks",
+}
 # store/ holds every SQL call: these layers call its functions and never run a statement themselves
 NO_SQL = ("core", "stages", "flows", "evaluation", "cli")
 SQL_METHODS = {"execute", "executemany", "copy", "fetchone", "fetchall"}

@@ -8,7 +8,10 @@ default prompt's newer fields."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -188,3 +191,23 @@ def test_an_eval_whose_users_failed_says_so_and_exits_non_zero():
     assert result.exit_code != 0
     assert "2 of 2 users failed under v5" in str(result.exception)
     assert '"failures": 2' in result.output  # the figures are still printed, with the failures in them
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("database_url", "prefect_api")
+def test_an_eval_whose_key_is_refused_says_so_once_without_prefects_traceback():
+    """Issue 33: eval printed Prefect's traceback of the error (and its "Finished in state Failed" line), then
+    the error it explains; a configuration error exits 2."""
+    from tests import http_model
+
+    with http_model.serve(lambda _p, _b: http_model.UNAUTHORIZED) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_signals", "eval", "--dataset", str(WORKPLACE), "--limit-users", "2"],
+            capture_output=True, text=True, env=os.environ | server.env(), cwd=ROOT, timeout=600,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "authentication error" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr and "Finished in state Failed" not in done.stderr
+    assert len(server.requests) == 1

@@ -21,12 +21,12 @@ import psycopg
 import pytest
 
 from tests import http_model
+from tests.imports import BANNERS, traced
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "agent_signals"]
-BANNERS = ("Give Feedback", "Get Help", "Provider List", "LiteLLM.Info", "turn_on_debug")
 
 
 def cli(*args: str, env: dict) -> subprocess.CompletedProcess:
@@ -83,7 +83,7 @@ def test_a_misconfigured_model_stops_the_run_at_its_first_request(
                        AGENT_SIGNALS_RETRY_BACKOFF_S="0")  # fmt: skip
         result = cli("run", env=env)
     assert len(model.requests) == 1, "no retry, no other user: one request per misconfiguration"
-    assert result.returncode == 1
+    assert result.returncode == 2  # a configuration error, as a wrong argument
     assert_one_error_line(result.stderr, *words)
     _run_id, status_, users, _actions, error, _flow = last_run(database_url)
     assert status_ == "failed" and users == 0 and words[0] in error
@@ -92,16 +92,25 @@ def test_a_misconfigured_model_stops_the_run_at_its_first_request(
         assert conn.execute("select count(*) from ops.failures").fetchone()[0] == 0
 
 
-def test_a_missing_key_fails_the_run_before_any_request(database_url, tmp_path, prefect_api):
-    seed(database_url, tmp_path, 3)
+@pytest.mark.parametrize("key", ["unset", "empty"])
+@pytest.mark.parametrize("users", [0, 3], ids=["idle", "with-work"])
+def test_a_missing_key_stops_the_run_as_its_settings_load(database_url, tmp_path, key, users):
+    """Issue 33: an empty key passed the check, and a run with nothing to do succeeded with no key at all.
+    The key is checked with the settings, before the idle check, Prefect or any request: no row is written."""
+    if users:
+        seed(database_url, tmp_path, users)
     with http_model.serve(lambda _path, _body: http_model.chat("{}")) as model:
-        env = base_env(database_url, tmp_path, api=prefect_api, **model.env())
-        del env["OPENAI_API_KEY"]
+        env = base_env(database_url, tmp_path, **model.env())
+        if key == "unset":
+            del env["OPENAI_API_KEY"]
+        else:
+            env["OPENAI_API_KEY"] = ""
         result = cli("run", env=env)
     assert model.requests == []
-    assert result.returncode == 1
-    assert_one_error_line(result.stderr, "OPENAI_API_KEY", "set OPENAI_API_KEY")
-    assert last_run(database_url)[1] == "failed"
+    assert result.returncode == 2
+    assert_one_error_line(result.stderr, "OPENAI_API_KEY", "set OPENAI_API_KEY", "AGENT_SIGNALS_MODEL")
+    assert ("not set" if key == "unset" else "set but empty") in result.stderr
+    assert last_run(database_url) is None and not (tmp_path / "prefect").exists()
 
 
 def test_a_run_in_which_every_user_failed_exits_non_zero(database_url, tmp_path, prefect_api):
@@ -189,3 +198,16 @@ def test_a_run_with_nothing_to_do_is_recorded_without_starting_prefect(database_
     _run_id, status, users, _actions, _error, flow_run_id = last_run(database_url)
     assert (status, users) == ("succeeded", 2) and flow_run_id is not None
     assert (tmp_path / "prefect").exists()
+
+
+def test_a_run_with_nothing_to_do_imports_neither_prefect_nor_litellm(database_url, tmp_path):
+    """Issue 33: the idle check imported litellm (3.3 s of imports) and printed its provider-list banner twice.
+    The idle run asks no model, so it records no answer mode."""
+    idle = traced("run", env=base_env(database_url, tmp_path))
+    assert idle.returncode == 0, idle.stderr
+    assert "succeeded" in idle.stdout and "answers as" not in idle.stdout
+    assert not idle.heavy
+    assert not any(banner in idle.stdout + idle.stderr for banner in BANNERS)
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        row = conn.execute("select status, answer_mode, flow_run_id from ops.runs").fetchall()
+    assert row == [("succeeded", None, None)]

@@ -15,7 +15,9 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from agent_signals.errors import AgentSignalsError
+from agent_signals import setting_checks
+from agent_signals.errors import SettingsError
+from agent_signals.model_names import OFFLINE_PROVIDER
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # The languages signals may be written in: the Latin-script languages whose words core/signal_shape.py tells
@@ -38,8 +40,8 @@ DEFAULT_KINDS = (
     "location",  # where the user lives or is based (4% of msc-valid's facts; a time zone for an assistant)
     "education",  # what or where they study or studied
 )
-OFFLINE_MODEL = "offline/rules"
-OFFLINE_EMBEDDING_MODEL = "offline/hash-256"
+OFFLINE_MODEL = f"{OFFLINE_PROVIDER}/rules"
+OFFLINE_EMBEDDING_MODEL = f"{OFFLINE_PROVIDER}/hash-256"
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 
 
@@ -344,14 +346,11 @@ class Settings(BaseSettings):
         return self.project_dir / "prompts"
 
 
-class SettingsError(AgentSignalsError):
-    """A setting in the environment has a value it cannot take."""
-
-
 def load_settings() -> Settings:
-    """Settings from the environment; a bad value is one SettingsError naming its variable."""
+    """Settings from the environment, every value checked (check_settings); a bad value is one SettingsError
+    naming its variable."""
     try:
-        return Settings()
+        settings = Settings()
     except ValidationError as exc:
         first = exc.errors()[0]
         name = str(first["loc"][0]) if first["loc"] else ""
@@ -362,3 +361,19 @@ def load_settings() -> Settings:
         more = len(exc.errors()) - 1
         hint = f"fix or unset {variable}" + (f"; {more} other value(s) are invalid too" if more else "")
         raise SettingsError(f"{variable}: {message}", hint) from None
+    check_settings(settings)
+    return settings
+
+
+def check_settings(settings: Settings) -> None:
+    """What a value's type cannot say (setting_checks.py): the schedule as Prefect reads it, the prompt
+    version's files, each model's provider and API key. Cheap: no Prefect, no litellm."""
+    if settings.schedule_cron:
+        setting_checks.cron("AGENT_SIGNALS_SCHEDULE_CRON", settings.schedule_cron)
+    if settings.schedule_timezone:
+        setting_checks.timezone("AGENT_SIGNALS_SCHEDULE_TIMEZONE", settings.schedule_timezone)
+    setting_checks.prompt_version(
+        "AGENT_SIGNALS_PROMPT_VERSION", settings.prompts_dir, settings.prompt_version
+    )
+    setting_checks.model("AGENT_SIGNALS_MODEL", settings.model, settings.api_key)
+    setting_checks.model("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model, settings.api_key)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 
 class AgentSignalsError(Exception):
-    """Base of every error the CLI prints as one line (plus a hint) instead of a traceback."""
+    """Base of every error the CLI prints as one line (plus a hint) instead of a traceback, then exits with
+    `exit_code`."""
+
+    exit_code = 1
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -13,6 +16,17 @@ class AgentSignalsError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class ConfigurationError(AgentSignalsError):
+    """The configuration cannot work (a setting, a model, its key): nothing a retry or the next user can fix.
+    Exit code 2, as for a wrong argument."""
+
+    exit_code = 2
+
+
+class SettingsError(ConfigurationError):
+    """A setting in the environment has a value it cannot take."""
 
 
 class DatabaseUnavailable(AgentSignalsError):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -31,7 +32,7 @@ import openai
 from agent_signals.adapters.providers import provider_kwargs, with_cache_hints
 from agent_signals.adapters.structured import response_format
 from agent_signals.config import Settings
-from agent_signals.errors import AgentSignalsError
+from agent_signals.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -63,7 +64,7 @@ class ModelUnavailable(Exception):
         self.attempts = attempts
 
 
-class ModelMisconfigured(AgentSignalsError):
+class ModelMisconfigured(ConfigurationError):
     """The model cannot work for anyone as configured: retrying or moving to the next user cannot help."""
 
     def __init__(self, kind: str, message: str, hint: str) -> None:
@@ -81,12 +82,26 @@ MISCONFIGURED = {  # by exception type, then by HTTP status for errors litellm l
 }
 
 
+# What a provider's client says when no usable key reached it, whatever exception litellm makes of it: the
+# OpenAI SDK's "Missing credentials" comes as a 500, Gemini's "Missing Gemini API key" as a connection error.
+NO_CREDENTIALS = re.compile(
+    r"missing credentials|missing [\w .-]{0,40}\bapi[ _-]?key|api_key client option must be set",
+    re.IGNORECASE,
+)
+
+
 def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconfigured | None:
-    """The exception as a ModelMisconfigured (None when retrying or another user might succeed)."""
+    """The exception as a ModelMisconfigured (None when retrying or another user might succeed): a missing
+    key of any exception type, else an authentication, permission, not-found or bad-request error."""
     if isinstance(exc, PER_INPUT):
         return None
-    kind = next((k for k, (cls, _code) in MISCONFIGURED.items() if isinstance(exc, cls)), None)
-    if kind is None:  # retryable types never get here
+    if NO_CREDENTIALS.search(str(exc)[:500]):
+        kind = "authentication"
+    elif isinstance(exc, RETRYABLE):
+        return None
+    else:
+        kind = next((k for k, (cls, _code) in MISCONFIGURED.items() if isinstance(exc, cls)), None)
+    if kind is None:
         status = getattr(exc, "status_code", None)
         kind = next((k for k, (_cls, code) in MISCONFIGURED.items() if status == code), None)
     if kind is None:
@@ -102,24 +117,6 @@ def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconf
     return ModelMisconfigured(
         kind, f"{setting}={model}: {kind.replace('_', ' ')} error: {detail}", hints[kind]
     )
-
-
-def check_environment(settings: Settings) -> None:
-    """Before any user is touched: the models' providers have the keys they need (litellm looks at the
-    environment only, no network call). Only missing API keys count: other variables litellm lists
-    (bases, regions, projects) have defaults or other sources. AGENT_SIGNALS_API_KEY stands for any of them."""
-    if settings.api_key is not None:
-        return
-    for setting, model in (("AGENT_SIGNALS_MODEL", settings.model),
-                           ("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model)):  # fmt: skip
-        missing = litellm.validate_environment(model).get("missing_keys") or []
-        if missing and all(key.endswith("_API_KEY") for key in missing):
-            keys = " or ".join(missing)
-            raise ModelMisconfigured(
-                "authentication",
-                f"{setting}={model} needs {keys}, which is not set",
-                f"set {keys}, or name another model in {setting}",
-            )
 
 
 class EmptyAnswer(Exception):
@@ -239,18 +236,16 @@ async def _with_retries(
         try:
             # litellm does not enforce timeout= for custom providers: the deadline is ours
             return await asyncio.wait_for(call(), timeout=settings.timeout_s), attempt
-        except (TimeoutError, EmptyAnswer, *RETRYABLE) as exc:
-            if attempt > settings.max_retries:
+        except Exception as exc:
+            model = settings.model if setting == "AGENT_SIGNALS_MODEL" else settings.embedding_model
+            misconfigured = _misconfigured(exc, setting, model)  # no key, a key refused, ...: no retry helps
+            if misconfigured is not None:
+                raise misconfigured from exc
+            if not isinstance(exc, (TimeoutError, EmptyAnswer, *RETRYABLE)) or attempt > settings.max_retries:
                 raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
             delay = retry_delay_s(settings, attempt, exc)
             log.warning("model call failed (%s), retry %d in %.1fs", _kind(exc), attempt, delay)
             await asyncio.sleep(delay)
-        except Exception as exc:  # authentication, bad request, unknown model: retrying cannot help
-            model = settings.model if setting == "AGENT_SIGNALS_MODEL" else settings.embedding_model
-            misconfigured = _misconfigured(exc, setting, model)
-            if misconfigured is not None:
-                raise misconfigured from exc
-            raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
 
 
 def chat_request(settings: Settings, messages: list[dict], *, family: str, max_tokens: int) -> dict:

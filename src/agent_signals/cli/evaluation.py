@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 from pydantic import SecretStr
 
+from agent_signals import setting_checks
 from agent_signals.cli.describe import scope, validity
 from agent_signals.cli.options import MOMENT, settings_of, utc
 from agent_signals.config import Settings
@@ -44,6 +45,9 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
     from agent_signals.evaluation import evaluate
 
     settings = settings_of(ctx)
+    if model:  # checked as AGENT_SIGNALS_MODEL is when the settings load
+        setting_checks.model("--model", model, settings.api_key)
+    versions = tuple(_version(settings, version) for version in versions)
     if record_dir and replay_dir:
         raise AgentSignalsError("--record and --replay together", hint="record first, answer, then replay")
     if (record_dir or replay_dir) and model:
@@ -63,7 +67,7 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         )
     results = []
     for version in versions or (settings.prompt_version,):
-        scored = settings.model_copy(update={"prompt_version": _version(version)})
+        scored = settings.model_copy(update={"prompt_version": version})
         if record_dir or replay_dir:
             report, summary, used = _recorded(scored, dataset, record_dir, replay_dir)
         else:
@@ -96,11 +100,16 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         )
 
 
-def _version(version: str) -> str:
+def _version(settings: Settings, version: str) -> str:
+    """A --prompt-version of eval or replay, checked as AGENT_SIGNALS_PROMPT_VERSION is."""
     try:
-        return Settings.model_validate({"prompt_version": version}).prompt_version
-    except ValueError as exc:
-        raise AgentSignalsError(f"--prompt-version {version!r} is not a version", hint="e.g. v4") from exc
+        Settings.model_validate({"prompt_version": version})
+    except ValueError:
+        raise click.BadParameter(
+            f"{version!r} is not a version, e.g. v4", param_hint="--prompt-version"
+        ) from None
+    setting_checks.prompt_version("--prompt-version", settings.prompts_dir, version)
+    return version
 
 
 def _recorded(settings: Settings, dataset, record_dir: Path | None, replay_dir: Path | None):
@@ -199,19 +208,14 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     cost."""
     import json
 
+    settings = settings_of(ctx)
+    candidate = settings.model_copy(update={"prompt_version": _version(settings, prompt_version)})
+    # the pipeline (litellm among it) only once the arguments are known to be good
     from agent_signals.core import windows
     from agent_signals.evaluation.replay import replay
     from agent_signals.store.migrate import check_current
     from agent_signals.store.source import Window
 
-    settings = settings_of(ctx)
-    try:
-        candidate = settings.model_copy(update={"prompt_version": Settings.model_validate(
-            {"prompt_version": prompt_version}).prompt_version})  # fmt: skip
-    except ValueError as exc:
-        raise AgentSignalsError(
-            f"--prompt-version {prompt_version!r} is not a version", hint="e.g. v2"
-        ) from exc
     since, until = utc(since), utc(until or datetime.now(UTC))
     windows.check_window(since, until)
     from agent_signals.store import db as database
@@ -249,3 +253,10 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
                            "retier": len(diff.retier), "rescope": len(diff.rescope),
                            "revalidity": len(diff.revalidity), "unchanged": diff.unchanged}))  # fmt: skip
+    if usage["failures"]:  # a difference that leaves users out is no difference (issue 33)
+        raise AgentSignalsError(
+            f"{usage['failures']} of {usage['users']} users failed under {prompt_version}: the differences "
+            "above leave them out",
+            hint="the log above says why (a model that is down, an answer that cannot be read): fix it and "
+            "replay again",
+        )

@@ -1,41 +1,14 @@
-"""Running a Prefect flow to its end from the terminal (explained errors printed once, SIGINT/SIGTERM ending
-the process in one line) and printing the run's summary."""
+"""What the terminal shows of a flow run (flows/foreground.py runs it, explained errors printed once):
+SIGINT/SIGTERM ending the process in one line, the run's summary, and the exit of a run in which every user
+failed."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from collections.abc import Coroutine
-from typing import Any
 
 import click
 
 from agent_signals.errors import AgentSignalsError
-
-
-def run_flow(flow_call: Coroutine[Any, Any, dict]) -> dict:
-    """Run a flow to its end in this process. An error the CLI explains (a misconfigured model, a failed
-    quality gate) is printed once, without Prefect's traceback. A flow given RunListeners(interrupted=
-    interrupted) stops on SIGINT or SIGTERM, prints one line and exits 128 + the signal's number."""
-    import logging
-
-    explained = _DropExplained()
-    loggers = [logging.getLogger(name) for name in ("prefect.flow_runs", "prefect.task_runs")]
-    for logger in loggers:
-        logger.addFilter(explained)
-    try:
-        return asyncio.run(flow_call)
-    finally:
-        for logger in loggers:
-            logger.removeFilter(explained)
-
-
-class _DropExplained:
-    """Keeps out of the terminal Prefect's report of an exception the CLI prints as `error:` and `hint:`."""
-
-    def filter(self, record) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, AgentSignalsError)
 
 
 def interrupted(signum: int, summary: dict | None) -> None:

@@ -9,11 +9,12 @@ from datetime import datetime
 
 import click
 
-from agent_signals.cli.flow_runs import fail_if_nothing_worked, interrupted, print_summary, run_flow
+from agent_signals.cli.flow_runs import fail_if_nothing_worked, interrupted, print_summary
 from agent_signals.cli.options import MOMENT, settings_of, utc
 from agent_signals.cli.progress import Progress
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
+from agent_signals.flows.foreground import run_flow
 
 
 @click.command("run")

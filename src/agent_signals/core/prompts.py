@@ -18,7 +18,8 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from agent_signals import limits
 from agent_signals.config import Settings
-from agent_signals.errors import AgentSignalsError
+from agent_signals.errors import ConfigurationError
+from agent_signals.setting_checks import prompt_files, prompt_versions
 
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _UNESCAPES = {v: k for k, v in _ESCAPES.items()}
@@ -83,16 +84,16 @@ def _environment(prompts_dir: Path) -> SandboxedEnvironment:
     return env
 
 
-class PromptNotFound(AgentSignalsError):
+class PromptNotFound(ConfigurationError):
     """A prompt version whose templates are not in prompts/."""
 
 
 @cache
 def _load(prompts_dir: Path, family: str, version: str) -> PromptSet:
-    files = [prompts_dir / family / f"{version}.{part}" for part in ("system.j2", "user.j2", "schema.json")]
+    files = prompt_files(prompts_dir, family, version)
     missing = [f.name for f in files if not f.is_file()]
     if missing:
-        have = sorted({p.name.split(".")[0] for p in (prompts_dir / family).glob("v*.system.j2")})
+        have = prompt_versions(prompts_dir, family)
         raise PromptNotFound(
             f"prompt {family}/{version} is missing {', '.join(missing)} in {prompts_dir / family}",
             hint=f"versions there: {', '.join(have) or 'none'}; a new prompt is a new set of files "

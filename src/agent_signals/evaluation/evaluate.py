@@ -328,9 +328,8 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
     """Load the dataset into a scratch database on the project's server (never the project's own
     database), run the real scheduled flow on it with `model` (default: the configured one), score what it
     stored. Returns the report and the run's summary (calls, tokens, cost)."""
-    import asyncio
-
     from agent_signals.flows.extract import extract_signals
+    from agent_signals.flows.foreground import run_flow
     from agent_signals.store import db
     from agent_signals.store.evaluation import stored_signals
     from agent_signals.store.load import ConversationsFile, store
@@ -343,7 +342,7 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
         )
         with db.connect(url, autocommit=True) as conn:
             store(conn, scratch, data)
-        summary = asyncio.run(extract_signals(kind="manual", settings=scratch))
+        summary = run_flow(extract_signals(kind="manual", settings=scratch))  # explained errors said once
         with db.connect(url, autocommit=True) as conn:
             signals = [StoredSignal(*row) for row in stored_signals(conn, settings)]
     return score(signals, dataset), summary

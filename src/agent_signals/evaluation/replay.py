@@ -163,6 +163,7 @@ async def replay(settings: Settings, window: Window) -> tuple[Diff, dict]:
         ctx.rehearsal = comparison
         for shard in sharding.shards(await scan.scan(ctx), settings):
             await sharding.process_shard(ctx, list(shard.user_ids))
+    context.raise_if_stopped(ctx)  # a misconfigured model: its error, not an empty difference
     comparison.diff.sort()
     s = ctx.stats
     usage = {

@@ -1,6 +1,7 @@
 """A run with nothing to do costs a scan: when sql/queries/pending_work.sql finds no work of any kind, the
-run is recorded in ops.runs (succeeded, zero figures) through the ledger's own functions, without starting
-Prefect or importing litellm. Otherwise the caller runs the full flow."""
+run is recorded in ops.runs (succeeded, zero figures, no answer mode: it asked no model) through the
+ledger's own functions. Nothing on this path imports Prefect or litellm (3 to 4 s of imports between them;
+tests/test_run_life.py runs it under `python -X importtime`). Otherwise the caller runs the full flow."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import asyncio
 from datetime import UTC, datetime
 from uuid import uuid4
 
-from agent_signals.adapters.structured import answer_mode
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.batching import prompt_version
@@ -38,7 +38,7 @@ async def _record(settings: Settings, kind: str, until: datetime) -> dict:
         await runs.abandon_dead_runs(ledger, settings)
         await runs.start_run(
             ledger, settings, run_id=run_id, kind=kind, window_start=None, window_end=until,
-            prompt_version=prompt_version(settings), flow_run_id=None, answer_mode=answer_mode(settings),
+            prompt_version=prompt_version(settings), flow_run_id=None, answer_mode=None,
         )  # fmt: skip
         await runs.update_run(ledger, settings, run_id, stats, "succeeded")
-    return stats.summary(run_id, kind, "succeeded", answer_mode=answer_mode(settings))
+    return stats.summary(run_id, kind, "succeeded")

@@ -96,7 +96,6 @@ async def open_run(
                 parameters=parameters,
             )
             recorded = True
-        llm.check_environment(settings)  # a missing key fails here, before any user is touched
         await pool.open(wait=True)
         yield ctx
         raise_if_stopped(ctx)

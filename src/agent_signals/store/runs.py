@@ -17,14 +17,20 @@ from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
 from agent_signals.core import retries
-from agent_signals.core.redaction import redact_answer
-from agent_signals.core.screen import redact
 from agent_signals.store.sqlfiles import query
 
 RUN_KINDS = ("scheduled", "backfill", "manual")
 
 
 SLOWEST_KEPT = 5
+
+
+def _redact(text: str) -> str:
+    """core/screen.py's redact, imported when there is text to redact: its tables cost about a second of
+    imports, which a run with nothing to do (stages/idle.py) never needs."""
+    from agent_signals.core.screen import redact
+
+    return redact(text)
 
 
 @dataclass
@@ -176,7 +182,7 @@ class RunStats:
         params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
         params["by_mode"] = Jsonb(self.modes())
         params["batches"] = Jsonb(dict(sorted(self.batches.items())))
-        params["warnings"] = Jsonb([redact(w) for w in self.warnings[-100:]])
+        params["warnings"] = Jsonb([_redact(w) for w in self.warnings[-100:]])
         return params
 
 
@@ -208,11 +214,12 @@ async def start_run(
     window_end: datetime,
     prompt_version: str,
     flow_run_id: UUID | None,
-    answer_mode: str,
+    answer_mode: str | None,
     parameters: dict | None = None,
 ) -> None:
     """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life).
-    `answer_mode`: how the model is asked for JSON (adapters/structured.py's answer_mode)."""
+    `answer_mode`: how the model is asked for JSON (adapters/structured.py's answer_mode; None for a run that
+    asks no model, stages/idle.py's)."""
     if kind not in RUN_KINDS:
         raise ValueError(f"run kind must be one of {RUN_KINDS}, got {kind!r}")
     await conn.execute(query(settings, "hold_run_lock"), {"run_id": run_id})
@@ -242,7 +249,7 @@ async def update_run(
 ) -> None:
     await conn.execute(
         query(settings, "update_run"),
-        {**stats.as_params(), "run_id": run_id, "status": status, "error": redact(error) if error else None},
+        {**stats.as_params(), "run_id": run_id, "status": status, "error": _redact(error) if error else None},
     )
 
 
@@ -322,7 +329,9 @@ async def record_failure(
     """Record a failure, redacted, with the messages the failing call read. One that counts against the user
     delays their next attempt (retries.retry_delay_s); the last attempt allowed sets aside the messages the
     failed attempts kept reading and resolves them, so that the user's other messages are read again."""
-    message = redact(message)[:2000]
+    from agent_signals.core.redaction import redact_answer
+
+    message = _redact(message)[:2000]
     async with conn.transaction():
         earlier: list[list[retries.Read]] = []
         if counted:
