@@ -210,4 +210,5 @@ def test_an_eval_whose_key_is_refused_says_so_once_without_prefects_traceback():
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "authentication error" in errors[0], done.stderr
     assert "Traceback" not in done.stderr and "Finished in state Failed" not in done.stderr
+    assert "sk-test" not in done.stderr + done.stdout  # the provider repeats the key it was given; we do not
     assert len(server.requests) == 1

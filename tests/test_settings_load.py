@@ -186,3 +186,15 @@ def test_the_key_table_is_litellms_validate_environment(monkeypatch):
             )
             monkeypatch.delenv(key)
     assert {p for p in known if model_names.needed_keys(p)} == set(model_names._keys())
+
+
+@pytest.mark.unit
+def test_a_command_that_calls_no_model_needs_no_key_but_a_bad_model_string_still_stops_it():
+    """`db`, `context`, `export` and the like never call a model: an operator migrating the database needs
+    no API key. The model string itself is still checked."""
+    keyless = clean_env(AGENT_SIGNALS_MODEL="openai/gpt-4o-mini")
+    done = traced("context", "somebody", env=keyless)
+    said = (done.stderr + done.stdout).splitlines()
+    assert done.returncode != 2 and not any("OPENAI_API_KEY" in line for line in said), said
+    done = traced("context", "somebody", env=clean_env(AGENT_SIGNALS_MODEL="gpt4o"))
+    assert done.returncode == 2 and "names no model provider" in done.stderr, done.stderr

@@ -346,9 +346,10 @@ class Settings(BaseSettings):
         return self.project_dir / "prompts"
 
 
-def load_settings() -> Settings:
+def load_settings(keys: bool = True) -> Settings:
     """Settings from the environment, every value checked (check_settings); a bad value is one SettingsError
-    naming its variable."""
+    naming its variable. `keys`: whether the models' API keys are checked too (for a command that reaches a
+    model; `db migrate` or `context` need none)."""
     try:
         settings = Settings()
     except ValidationError as exc:
@@ -361,11 +362,11 @@ def load_settings() -> Settings:
         more = len(exc.errors()) - 1
         hint = f"fix or unset {variable}" + (f"; {more} other value(s) are invalid too" if more else "")
         raise SettingsError(f"{variable}: {message}", hint) from None
-    check_settings(settings)
+    check_settings(settings, keys=keys)
     return settings
 
 
-def check_settings(settings: Settings) -> None:
+def check_settings(settings: Settings, keys: bool = True) -> None:
     """What a value's type cannot say (setting_checks.py): the schedule as Prefect reads it, the prompt
     version's files, each model's provider and API key. Cheap: no Prefect, no litellm."""
     if settings.schedule_cron:
@@ -375,5 +376,8 @@ def check_settings(settings: Settings) -> None:
     setting_checks.prompt_version(
         "AGENT_SIGNALS_PROMPT_VERSION", settings.prompts_dir, settings.prompt_version
     )
-    setting_checks.model("AGENT_SIGNALS_MODEL", settings.model, settings.api_key)
-    setting_checks.model("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model, settings.api_key)
+    for variable, model in (
+        ("AGENT_SIGNALS_MODEL", settings.model),
+        ("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model),
+    ):
+        setting_checks.model(variable, model, settings.api_key if keys else None, need_key=keys)

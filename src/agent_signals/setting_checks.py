@@ -88,9 +88,13 @@ def prompt_version(variable: str, prompts_dir: Path, version: str) -> None:
 
 
 def model(
-    variable: str, value: str, api_key: SecretStr | None, environ: Mapping[str, str] = os.environ
+    variable: str,
+    value: str,
+    api_key: SecretStr | None,
+    environ: Mapping[str, str] = os.environ,
+    need_key: bool = True,
 ) -> None:
-    """litellm knows the model's provider, and the API key that provider needs is given: in
+    """litellm knows the model's provider, and (`need_key`) the API key that provider needs is given: in
     AGENT_SIGNALS_API_KEY (`api_key`), else in the provider's variable, not blank. The offline models, and
     providers that need no key or other variables than a key (model_names.needed_keys), pass without one."""
     provider = model_names.provider_of(value)
@@ -101,7 +105,7 @@ def model(
             "(litellm's providers: https://docs.litellm.ai/docs/providers)",
         )
     keys = model_names.needed_keys(provider)
-    if not keys:
+    if not keys or not need_key:
         return
     names = " or ".join(keys)
     if api_key is not None:

@@ -90,6 +90,11 @@ NO_CREDENTIALS = re.compile(
 )
 
 
+# a provider's error that repeats the key it was given ("Incorrect API key provided: sk-..."): the error line
+# is printed and logged, so the key is not
+_KEY_SAID = re.compile(r"(\b(?:api[ _-]?)?key(?: provided)?\s*[:=]\s*)[^\s.,;]+", re.IGNORECASE)
+
+
 def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconfigured | None:
     """The exception as a ModelMisconfigured (None when retrying or another user might succeed): a missing
     key of any exception type, else an authentication, permission, not-found or bad-request error."""
@@ -106,7 +111,7 @@ def _misconfigured(exc: BaseException, setting: str, model: str) -> ModelMisconf
         kind = next((k for k, (_cls, code) in MISCONFIGURED.items() if status == code), None)
     if kind is None:
         return None
-    detail = " ".join(str(exc).split())[:300]
+    detail = _KEY_SAID.sub(r"\1[hidden]", " ".join(str(exc).split())[:300])
     hints = {
         "authentication": f"check the API key litellm uses for {model} (AGENT_SIGNALS_API_KEY, else the "
         "provider's variable, e.g. OPENAI_API_KEY)",

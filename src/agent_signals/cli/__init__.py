@@ -26,6 +26,9 @@ from agent_signals.config import load_settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.store.schema_errors import SCHEMA_MISSING, missing_relation
 
+# the commands that never call a model: they run without its API key (the others check it when settings load)
+MODEL_FREE = frozenset({"db", "load", "views", "context", "export", "set-aside", "forget"})
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="agent-signals")
@@ -34,7 +37,7 @@ def cli(ctx: click.Context) -> None:
     """Learn short, durable, self-stated facts about users from flagged conversations."""
     from agent_signals.adapters.runtime import apply_defaults
 
-    ctx.obj = load_settings()
+    ctx.obj = load_settings(keys=ctx.invoked_subcommand not in MODEL_FREE)
     apply_defaults(ctx.obj)
 
 
