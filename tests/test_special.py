@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import DEFAULT_KINDS, Settings
+from agent_signals.core import special
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.screen import screen
 from agent_signals.core.special import CATEGORIES, TABLE, redact_special, special_categories
@@ -282,6 +283,54 @@ def test_accommodations_jobs_and_lookalikes_pass(text):
 )
 def test_redaction_keeps_what_states_no_category(text, redacted):
     assert redact_special(text) == redacted
+
+
+@pytest.mark.unit
+def test_the_gathered_alternation_matches_where_the_plain_one_does():
+    """_matchers() writes each category's phrases out and gathers them by their first letters (special.py):
+    over every statement and ordinary text here, it matches where the plain alternation of the phrases does."""
+    table = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    plain: dict[tuple[str, bool, bool], dict[str, list[str]]] = {}
+    for spec in table.values():
+        group = plain.setdefault((spec["script"], spec["strip_accents"], spec["word_boundaries"]), {})
+        macros = spec.get("macros", {})
+        for category, patterns in spec["categories"].items():
+            group.setdefault(category, []).extend(
+                special._folded_pattern(
+                    re.sub(r"\{([a-z_]+)\}", lambda m, macros=macros: macros[m[1]], p), spec["strip_accents"]
+                )
+                for p in patterns
+            )
+    texts = [t for ts in STATED.values() for t in ts] + [t for ts in STATED_IN_ENGLISH.values() for t in ts]
+    texts += ORDINARY + OFFLINE_STATED
+    for key, by_category in special._matchers().items():
+        bounded = key[2]
+        forms = [special.forms(text, key[0], key[1]) for text in texts]
+        for category, gathered in by_category.items():
+            union = "|".join(f"(?:{p})" for p in plain[key][category])
+            reference = re.compile(
+                rf"(?<![{special._IN_WORD}])(?:{union})(?![{special._IN_WORD}])" if bounded else union
+            )
+            for text, folded in zip(texts, forms, strict=True):
+                assert [bool(gathered.search(f)) for f in folded] == [
+                    bool(reference.search(f)) for f in folded
+                ], (
+                    category,
+                    text,
+                )
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("pattern", "alternatives"),
+    [
+        ("(?:is|was) deaf|blind", ["is deaf", "was deaf", "blind"]),
+        ("(?:a|b)?c", ["(?:a|b)?c"]),  # a repeated group stays
+        ("x[|)]y|(?:p(?:q|r))s", ["x[|)]y", "p(?:q|r)s"]),  # only a leading group is written out
+    ],
+)
+def test_phrases_are_written_out(pattern, alternatives):
+    assert [w for a in special._top_level(pattern) for w in special._written_out(a)] == alternatives
 
 
 def proposal(content: str, quote: str) -> Proposal:
