@@ -2,7 +2,8 @@
 philosophical beliefs, trade union membership, genetic and biometric data, health, sex life and sexual
 orientation; and gender identity) and criminal records (Art. 10) stated in a text, in any of the languages of
 core/data/special_categories.toml (English, French, German, Spanish, Italian, Portuguese, Russian, Chinese,
-Japanese).
+Japanese, Korean, Arabic, Turkish, Polish, Greek, Ukrainian, Hindi in Devanagari and romanised, Swedish,
+Vietnamese, Indonesian, Thai, Hebrew, Dutch).
 
 No well-kept offline library detects these, so the phrases are a hand table (one per language and category),
 matched on the folded forms the instruction screen reads (fold.py, whose hidden and look-alike characters are
