@@ -331,7 +331,8 @@ ORDINARY_BY_LANGUAGE = [
     "Pracuję jako pielęgniarka", "Jestem strażnikiem więziennym", "Święta spędzam z rodziną", "Po pracy idę na siłownię",
     "Jestem kuratorem wystawy",
     "Δουλεύω ως νοσηλεύτρια", "Είμαι ψυχολόγος", "Γιορτάζω τα Χριστούγεννα", "Θέλω σύντομες προτάσεις",
-    "Я працюю медсестрою", "Працюю у в'язниці охоронцем", "Святкую Різдво з родиною",
+    "Я працюю медсестрою", "Працюю у в'язниці охоронцем", "Святкую Різдво з родиною", "Гей, соколи!",
+    "Я працюю в Українському католицькому університеті",
     "मैं नर्स हूँ", "मैं जेल में गार्ड की नौकरी करता हूँ", "दिवाली पर छुट्टी चाहिए", "मैं रोज़ाना योग करता हूँ",
     "नवरात्रि की छुट्टी है",
     "Main nurse hoon", "Main jail mein guard hoon", "Diwali pe chhutti chahiye", "Fir bhi main aaunga",
@@ -345,6 +346,11 @@ ORDINARY_BY_LANGUAGE = [
     "אני עובדת כאחות", "אני סוהר בכלא", "אני אוהב ניתוח נתונים", "בחנוכה אנחנו בחופש", "אני חבר בוועד הבית",
     "Ik werk als verpleegkundige", "Ik werk in de gevangenis als bewaker", "Met Kerst ben ik vrij", "Ik wil korte zinnen",
     "Homo sapiens is een soort",
+    # words of one language that another's phrase or a medicine's brand name reads
+    "Ik heb zeven katten", "Er was een schietpartij in de stad", "De uil zat op het dak", "Dat is werelds",
+    "Ik wil een opname maken", "Asma kata taşındık", "Koluma dövme yaptırdım", "Döviz kuru yükseldi", "Amca geliyor",
+    "Läs nästa sida", "Dwi datang besok", "Tôi bị gãy chân", "Anh ấy gầy quá", "세르게이는 친구예요", "내비게이션을 켜요",
+    "추수감사절에 쉬어요", "파출소 옆에 살아요", "שבוע טוב במוצאי שבת", "דומיניק הוא חבר שלי", "الصمت جميل",
 ]  # fmt: skip
 
 

@@ -251,17 +251,41 @@ def _cased() -> dict[str, re.Pattern[str]]:
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
 
 
+# The Latin-script languages of the table other than English that wordfreq has word lists for
+_OTHER_LATIN = ("nl", "tr", "id", "sv", "pl", "de", "fr", "es", "it", "pt", "vi")
+
+
+@cache
+def _everyday_word(word: str) -> bool:
+    """Whether a brand name is an everyday word of one of the table's other Latin-script languages and a rare
+    one in English ("zeven", seven in Dutch, is a brand of dalbavancin; "saha", a field in Turkish, of
+    vorinostat): about three words in a hundred thousand or more there (a Zipf frequency of 3.5), under one
+    in a million in English."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") < 3 and any(zipf_frequency(word, lang) >= 3.5 for lang in _OTHER_LATIN)
+
+
 def names_medicine(text: str) -> bool:
     """Whether a text names a medicine (health data whatever the sentence around it says): a word or words
     that drug-named-entity-recognition's dictionary (DrugBank, MeSH, NHS and MedlinePlus names and brand
     names, shipped in its package) knows as a drug with a MedlinePlus entry, which leaves out the foods,
-    plants and chemicals the dictionary also holds ("black olive", "cashews", "caps")."""
+    plants and chemicals the dictionary also holds ("black olive", "cashews", "caps"), and a brand name
+    that is an everyday word of another language of the table (_everyday_word)."""
     tokens = _TOKEN.findall(text)
     if not tokens:
         return False
     from drug_named_entity_recognition import find_drugs  # its dictionary loads on first use (about 4 s)
 
-    return any("medline_plus_id" in drug for drug, _start, _end in find_drugs(tokens))
+    return any(
+        "medline_plus_id" in drug
+        and not (
+            end - start == 1
+            and tokens[start].casefold() != drug["name"].casefold()
+            and _everyday_word(tokens[start].casefold())
+        )
+        for drug, start, end in find_drugs(tokens)
+    )
 
 
 def special_categories(text: str) -> list[str]:
