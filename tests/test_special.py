@@ -296,6 +296,30 @@ STATED_IN_ENGLISH = {
     "health": ["Takes Truvada as PrEP since March", "Attends Al-Anon on Mondays",
                "Attends a breast cancer survivors' support group", "Tired since thyroid surgery"],
 }  # fmt: skip
+# round three (issue 31): indirect statements in English, in any clause, and the group or party named
+STATED_IN_ENGLISH |= {
+    "health": ["Attends a weekly recovery group", "Sober for six months; no wine at team dinners",
+               "Two years clean through Narcotics Anonymous", "Chairs their home group on Thursdays",
+               "Works the twelve steps with a sponsor", "Goes to NA meetings on Wednesdays",
+               "Takes mood stabilizers", "On antiretroviral therapy since 2019", "Uses an insulin pump",
+               "Has chemo every other Friday", "Carries an EpiPen", "Started on blood thinners"],
+    "criminal_record": ["Cannot travel abroad; it is a condition of their probation", "Has a community service order",
+                        "Wears an ankle monitor until June", "Did time for burglary", "Meets the parole board in May",
+                        "Sentenced to 200 hours of community service", "Under house arrest until spring",
+                        "Books around weekly parole check-ins"],
+    "religion": ["Does seva at the gurdwara on Sundays", "Visits the mandir every Tuesday", "Attends synagogue on Saturdays",
+                 "Goes to temple service on Fridays", "Does puja every morning", "Attends Sunday mass at nine",
+                 "Observes Shabbat", "Leaves early for Jummah", "Fasts for Ramadan", "Gives up meat for Lent",
+                 "Volunteers at the gurdwara kitchen", "Sings in the worship team"],
+    "political_opinion": ["Is on the municipal council for Fidesz", "Party cadre in Hunan",
+                          "Sits on the provincial executive of the ANC", "Active worker of AAP (Aam Aadmi Party)",
+                          "Member of Sverigedemokraterna since the last election", "CPI(M) cadre since college"],
+    "trade_union": ["Shop steward for Unite", "Works council member for IG Metall", "Sits on the union committee",
+                    "Chairs the Solidarność branch at the plant", "Belongs to the teachers' union"],
+    "sexuality": ["Organises Leeds Pride", "Co-chairs the Pride committee", "Lives with her wife in Leeds",
+                  "Goes hiking with his husband", "Married to her wife Ana", "As a guy married to a guy, prefers 'spouse'"],
+    "ethnic_origin": ["Kurdish (Kürt), mother from Diyarbakır"],
+}  # fmt: skip
 
 
 # what must pass: accommodations without their condition, jobs, holidays and words that only look the part
@@ -319,6 +343,14 @@ ORDINARY = [
     "Я работаю врачом", "我是医生", "私は看護師です", "頑張ります", "エレガントなデザインが好き", "我的男同事很好",
     "Voted for Alice as team lead", "Does meal prep on Sundays", "Is on probation at the new job",
     "Prepares for the rally in tennis", "Visits the Tate museum often", "Heads the bank's branch office",
+    "Leads the disaster recovery group at work", "Runs the data recovery program", "Keeps the kitchen clean",
+    "Is a probation officer", "Works as a parole officer", "Public defender with many sentencing and parole hearings",
+    "Covers the state legislature for the Tribune", "Covers election night for the Herald",
+    "Sits on the city council for ten years", "Planning a surprise (birthday party)", "Hosts the (office Christmas party)",
+    "Takes pride in their work", "Organises the team with pride", "Studied at Temple University",
+    "Went to a temple in Kyoto on holiday", "Listens to Black Sabbath", "Member of the national committee of the IEEE",
+    "Works with the NHS", "Takes the Sunday bus service", "Loves mass transit", "Is on the union station platform",
+    "Lent a book to a friend", "Grew up during the Great Depression", "Has a stroke of luck", "Replaced the hard disk",
 ]  # fmt: skip
 
 # the new languages' jobs, accommodations, holidays and words that only look the part
@@ -468,6 +500,10 @@ def test_accommodations_jobs_and_lookalikes_pass(text):
         ("أنا صائم، لذلك أفضل الاجتماعات الصباحية.", "[religion redacted]، لذلك أفضل الاجتماعات الصباحية."),
         ("저는 당뇨가 있어요. 회의는 오후로 잡아주세요.", "[health redacted]. 회의는 오후로 잡아주세요."),
         ("ฉันเป็นเบาหวาน ช่วยจองร้านให้หน่อย", "[health redacted]"),  # no spaces between words: the sentence goes
+        (
+            "Attends a weekly recovery group, so no Thursday dinners.",
+            "[health redacted], so no Thursday dinners.",
+        ),
         ("Prefers short sentences", "Prefers short sentences"),
     ],
 )
