@@ -82,6 +82,29 @@ def test_a_user_whose_rows_are_refused_is_isolated_and_the_rest_of_the_shard_is_
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
+def test_a_database_error_that_persists_is_never_counted_against_the_user(conn, settings_with, scripted):
+    """The database refuses u5's rows run after run (a trigger, a constraint: the database's or the
+    pipeline's fault, not u5's messages): each run records the failure, none counts it against u5, so their
+    messages are never set aside and are read again once the database takes them."""
+    settings = settings_with(shards=1, failing_user_backoff_s=0)
+    scripted.script = pilot_answer
+    for user in ("u4", "u5"):
+        load_conversations(conn, settings, conversation(f"c-{user}", user, [("user", "I'm a pilot")]))
+    conn.execute(REFUSE_U5)
+    for _ in range(settings.failing_user_attempts + 1):
+        assert run(settings)["failures"] == 1
+    failures = conn.execute("select stage, counted, retry_after from ops.failures where user_id = 'u5'")
+    assert failures.fetchall() == [("apply", False, None)] * (settings.failing_user_attempts + 1)
+    assert conn.execute("select count(*) from ops.set_aside").fetchone()[0] == 0
+
+    conn.execute(ALLOW_U5)
+    assert run(settings)["actions"]["created"] == 1
+    assert signals_by_user(conn) == {"u4": 1, "u5": 1}
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
 def test_actions_of_one_answer_see_the_ones_before_them_and_a_rerun_changes_nothing(
     conn, settings_with, scripted
 ):
