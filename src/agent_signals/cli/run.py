@@ -78,7 +78,12 @@ def backfill_cmd(
         )
     started = time.monotonic()
     progress = Progress(total)
-    listeners = RunListeners(progress=progress.update, interrupted=interrupted)
+
+    def stopped(signum: int, summary: dict | None) -> None:  # the progress line ends before the last one
+        progress.close()
+        interrupted(signum, summary)
+
+    listeners = RunListeners(progress=progress.update, interrupted=stopped)
     try:
         summary = run_flow(
             backfill_signals(
