@@ -11,6 +11,8 @@ under the data folder by a hash of the dbt project and of the limits dbt gets as
 them again, run the tests; a failing test rolls everything back.
 Its cost grows with the users touched, not with dbt's start-up (about a second) nor with all users.
 ``refresh_users`` runs the same SQL for the users named (a user's own change, before the command returns).
+The dbt builds of a database (the first build of the views, ``views refresh``) go one at a time, under a
+PostgreSQL advisory lock: a run that waited for another's first build refreshes its users on the views built.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -156,12 +160,31 @@ def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = Fals
     tested, by the compiled SQL (see the module's doc); the first time, when the views do not exist yet,
     by ``dbt build``. Without a run id every user is rebuilt with ``dbt build``; ``full`` also recreates the
     tables from scratch (``--full-refresh``). Raises ViewRefreshFailed when a model or a test fails; readers
-    keep the previous rows.
+    keep the previous rows. The dbt builds of a database go one at a time (_one_build_at_a_time); a run
+    that waited for another's first build refreshes its users on the views that build made.
     """
     if run_id is not None and not isinstance(run_id, UUID):
         run_id = UUID(str(run_id))  # a malformed id raises ValueError here, never reaches the SQL
-    if run_id is not None and not full and _views_exist(settings):
+    incremental = run_id is not None and not full
+    if incremental and _views_exist(settings):
         return refresh_touched(settings, run_id)
+    with _one_build_at_a_time(settings):
+        if not (incremental and _views_exist(settings)):  # still not built by another run meanwhile
+            return _build(settings, run_id, full)
+    return refresh_touched(settings, run_id)
+
+
+@contextmanager
+def _one_build_at_a_time(settings: Settings) -> Iterator[None]:
+    """Hold the database's view-build lock (lock_view_build.sql) for the block: it waits for another
+    process's build to end."""
+    with db.session(settings) as conn:
+        conn.execute(query(settings, "lock_view_build"))
+        yield  # closing the connection releases the lock
+
+
+def _build(settings: Settings, run_id: UUID | None, full: bool) -> RefreshResult:
+    """`dbt build` of the views (see refresh)."""
     args = ["build", *_global_flags(), *_common_args(settings)]
     if full:
         args += [*_vars(), "--full-refresh"]
