@@ -387,6 +387,33 @@ def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_pat
         views.refresh(edited, new_run(conn, "eve"))
 
 
+# A trigger standing in for any row of one user the views refuse (a model's cast, a constraint): ben's.
+REFUSE_BEN = """
+create function public.refuse_ben() returns trigger language plpgsql as $$
+begin
+    if new.user_id = 'ben' then raise exception 'view row refused for the test: %', new.user_id; end if;
+    return new;
+end $$;
+create trigger refuse_ben before insert on context.user_context for each row execute function public.refuse_ben();
+"""
+
+
+def test_one_users_failing_view_rows_leave_the_others_refreshed(conn, vs):
+    for user_id in ("ann", "ben", "cat"):
+        inferred(conn, user_id, f"{user_id} works as a chef")
+    views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
+    before = context_rows(conn)
+    for user_id in ("ann", "ben", "cat"):
+        inferred(conn, user_id, f"{user_id} bakes bread", tier="contextual")
+    conn.execute(REFUSE_BEN)
+
+    result = views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
+    assert list(result.failed) == ["ben"] and "view row refused for the test: ben" in result.failed["ben"]
+    after = context_rows(conn)
+    assert after["ben"] == before["ben"]  # his rows as they were, and theirs refreshed
+    assert all(f"{user_id} bakes bread" in after[user_id][1] for user_id in ("ann", "cat"))
+
+
 def test_a_first_build_waits_for_another_one_and_refreshes_on_the_views_it_made(conn, vs):
     """Two runs that both find no views: the second waits for the first's build (an advisory lock) and
     refreshes its users on the views built, instead of starting the same build (which failed one of them on
