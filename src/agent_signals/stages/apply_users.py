@@ -102,9 +102,12 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
             return
         (batch, extracted) = group[0]
         log.exception("user %s failed at apply", batch.user_id)
+        counted = blames_user(exc)
         await fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
-                   counted=blames_user(exc))  # fmt: skip
-        if extracted.asked is not None and not ctx.dry_run:  # asked again, not applied again
+                   counted=counted)  # fmt: skip
+        # a batch answer that failed the user is asked again, not applied again; one the database refused
+        # stays waiting: the next run applies it again (docs/batch.md)
+        if extracted.asked is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
                 await batches.close_requests(
                     conn, ctx.settings, [(extracted.asked.batch_key, batch.user_id)], "failed", ctx.run_id
