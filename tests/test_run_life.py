@@ -211,3 +211,64 @@ def test_a_run_with_nothing_to_do_imports_neither_prefect_nor_litellm(database_u
     with psycopg.connect(database_url, autocommit=True) as conn:
         row = conn.execute("select status, answer_mode, flow_run_id from ops.runs").fetchall()
     assert row == [("succeeded", None, None)]
+
+
+def test_an_interrupted_backfill_says_which_slices_and_users_it_finished(database_url, tmp_path, prefect_api):
+    """A backfill over history a run already read finds nothing new: interrupted in its third slice, it says
+    it finished two slices and four users, all with nothing new (not `0 user(s) committed`), and the same
+    backfill again skips those slices."""
+    import threading
+    from datetime import timedelta
+
+    from agent_signals.config import Settings
+    from tests.builders import T0, conversation, load_conversations
+
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        load_conversations(conn, Settings(database_url=database_url), *(
+            conversation(f"{user}-{day}", user, [("user", f"I live in Lisbon, day {day}.")],
+                         start=T0 + timedelta(days=day))
+            for user in ("ann", "bob", "cy", "dee") for day in range(3)
+        ))  # fmt: skip
+    held, release, armed = threading.Event(), threading.Event(), threading.Event()
+    lock = threading.Lock()
+
+    def respond(_path: str, _body: dict) -> tuple[int, dict]:
+        with lock:
+            asked = sum(1 for path, _b in model.requests if path.endswith("/chat/completions"))
+        if armed.is_set() and asked - before == 9:  # the third slice's first user: two slices are done
+            held.set()
+            release.wait()
+        return http_model.chat('{"actions": []}')
+
+    window = ["--since", T0.strftime("%Y-%m-%d"), "--until", (T0 + timedelta(days=3)).strftime("%Y-%m-%d")]
+    with http_model.serve(respond) as model:
+        env = base_env(database_url, tmp_path, api=prefect_api, **model.env(), AGENT_SIGNALS_SHARDS="1",
+                       AGENT_SIGNALS_SHARDS_IN_FLIGHT="1", AGENT_SIGNALS_CONCURRENCY="1")  # fmt: skip
+        assert cli("run", env=env).returncode == 0  # every message read once: the backfill finds nothing new
+        before = len(model.requests)
+        armed.set()
+        proc = subprocess.Popen([*CLI, "backfill", *window, "--slice", "1d"], env=env, cwd=ROOT,
+                                start_new_session=True, text=True, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)  # fmt: skip
+        try:
+            assert held.wait(300), "the backfill never reached its third slice"
+            os.killpg(proc.pid, signal.SIGINT)
+            _stdout, stderr = proc.communicate(timeout=60)  # a liveness bound, not a speed figure
+        finally:
+            release.set()
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        armed.clear()
+        assert proc.returncode == 130, stderr[-3000:]
+        run_id, status, users, _actions, error, _flow = last_run(database_url)
+        said = [line for line in stderr.splitlines() if line.startswith("interrupted:")]
+        assert said == [
+            f"interrupted: backfill run {run_id} finished 2 slice(s) and 4 user(s), 4 of them with nothing new; "
+            "the same backfill again skips the finished slices"
+        ], stderr[-3000:]
+        assert (status, users) == ("interrupted", 4) and "SIGINT" in error
+
+        again = cli("backfill", *window, "--slice", "1d", env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "slices_already_done 2" in again.stdout

@@ -82,6 +82,72 @@ def test_a_user_whose_rows_are_refused_is_isolated_and_the_rest_of_the_shard_is_
 @pytest.mark.db
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
+def test_a_database_error_that_persists_is_never_counted_against_the_user(conn, settings_with, scripted):
+    """The database refuses u5's rows run after run (a trigger, a constraint: the database's or the
+    pipeline's fault, not u5's messages): each run records the failure, none counts it against u5, so their
+    messages are never set aside and are read again once the database takes them."""
+    settings = settings_with(shards=1, failing_user_backoff_s=0)
+    scripted.script = pilot_answer
+    for user in ("u4", "u5"):
+        load_conversations(conn, settings, conversation(f"c-{user}", user, [("user", "I'm a pilot")]))
+    conn.execute(REFUSE_U5)
+    for _ in range(settings.failing_user_attempts + 1):
+        assert run(settings)["failures"] == 1
+    failures = conn.execute("select stage, counted, retry_after from ops.failures where user_id = 'u5'")
+    assert failures.fetchall() == [("apply", False, None)] * (settings.failing_user_attempts + 1)
+    assert conn.execute("select count(*) from ops.set_aside").fetchone()[0] == 0
+
+    conn.execute(ALLOW_U5)
+    assert run(settings)["actions"]["created"] == 1
+    assert signals_by_user(conn) == {"u4": 1, "u5": 1}
+
+
+# A trigger standing in for any view row the refresh refuses for one user: u2's rows of context.user_context.
+REFUSE_U2_VIEW = """
+create function public.refuse_u2() returns trigger language plpgsql as $$
+begin
+    if new.user_id = 'u2' then raise exception 'view row refused for the test: %', new.user_id; end if;
+    return new;
+end $$;
+create trigger refuse_u2 before insert on context.user_context for each row execute function public.refuse_u2();
+"""
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
+def test_a_user_whose_view_rows_fail_is_left_dirty_and_the_others_are_refreshed(
+    conn, settings_with, scripted
+):
+    settings = settings_with(shards=1)
+    scripted.script = pilot_answer
+    users = ("u1", "u2", "u3")
+    for user in users:
+        load_conversations(conn, settings, conversation(f"c-{user}", user, [("user", "I'm a pilot")]))
+    run(settings)  # builds the views
+    conn.execute(REFUSE_U2_VIEW)
+    refreshed = "select user_id, refreshed_at from context.user_context order by 1"
+    before = dict(conn.execute(refreshed).fetchall())
+    for user in users:  # restated: each user's signal changes, so each is refreshed
+        load_conversations(conn, settings, conversation(f"c2-{user}", user, [("user", "I'm a pilot, yes")]))
+
+    summary = run(settings)
+    assert (summary["status"], summary["failures"]) == ("partial", 1)
+    after = dict(conn.execute(refreshed).fetchall())
+    assert after["u2"] == before["u2"] and all(after[u] > before[u] for u in ("u1", "u3"))
+    failed = conn.execute("select user_id, stage, counted from ops.failures").fetchall()
+    assert failed == [("u2", "refresh", False)]
+    assert conn.execute("select user_id from signals.dirty_users").fetchall() == [("u2",)]
+
+    conn.execute("drop trigger refuse_u2 on context.user_context; drop function public.refuse_u2();")
+    assert run(settings)["status"] == "succeeded"  # the next run refreshes u2
+    assert conn.execute(refreshed).fetchall()[1][1] > before["u2"]
+    assert conn.execute("select count(*) from signals.dirty_users").fetchone()[0] == 0
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.usefixtures("prefect_harness")
 def test_actions_of_one_answer_see_the_ones_before_them_and_a_rerun_changes_nothing(
     conn, settings_with, scripted
 ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -384,3 +385,57 @@ def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_pat
     assert views.plan_key(edited) != plan.key
     with pytest.raises(AssertionError, match="dbt started"):
         views.refresh(edited, new_run(conn, "eve"))
+
+
+# A trigger standing in for any row of one user the views refuse (a model's cast, a constraint): ben's.
+REFUSE_BEN = """
+create function public.refuse_ben() returns trigger language plpgsql as $$
+begin
+    if new.user_id = 'ben' then raise exception 'view row refused for the test: %', new.user_id; end if;
+    return new;
+end $$;
+create trigger refuse_ben before insert on context.user_context for each row execute function public.refuse_ben();
+"""
+
+
+def test_one_users_failing_view_rows_leave_the_others_refreshed(conn, vs):
+    for user_id in ("ann", "ben", "cat"):
+        inferred(conn, user_id, f"{user_id} works as a chef")
+    views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
+    before = context_rows(conn)
+    for user_id in ("ann", "ben", "cat"):
+        inferred(conn, user_id, f"{user_id} bakes bread", tier="contextual")
+    conn.execute(REFUSE_BEN)
+
+    result = views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
+    assert list(result.failed) == ["ben"] and "view row refused for the test: ben" in result.failed["ben"]
+    after = context_rows(conn)
+    assert after["ben"] == before["ben"]  # his rows as they were, and theirs refreshed
+    assert all(f"{user_id} bakes bread" in after[user_id][1] for user_id in ("ann", "cat"))
+
+
+def test_a_first_build_waits_for_another_one_and_refreshes_on_the_views_it_made(conn, vs):
+    """Two runs that both find no views: the second waits for the first's build (an advisory lock) and
+    refreshes its users on the views built, instead of starting the same build (which failed one of them on
+    `relation ... already exists`)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agent_signals.store.sqlfiles import query
+
+    inferred(conn, "ann", "Works as a chef")
+    waiting = """select count(*) from pg_locks
+                 where locktype = 'advisory' and not granted
+                   and database = (select oid from pg_database where datname = current_database())"""
+    with ThreadPoolExecutor(1) as pool:
+        with psycopg.connect(conn.info.dsn, autocommit=True) as other:
+            other.execute(query(vs, "lock_view_build"))  # another run's first build has begun
+            second = pool.submit(views.refresh, vs, new_run(conn, "ann"))
+            deadline = time.monotonic() + 120  # a liveness bound, not a speed figure
+            while conn.execute(waiting).fetchone()[0] == 0:
+                assert not second.done(), "the second run built the views without waiting for the first"
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            views._build(vs, None, False)  # the first run's build, under its lock
+        result = second.result(timeout=300)  # the first run's connection closed: its lock is free
+    assert not result.full and result.failed == {}
+    assert "Works as a chef" in markdown(conn, "ann")

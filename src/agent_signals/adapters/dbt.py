@@ -8,9 +8,13 @@ A run's refresh does not start dbt: dbt compiles the incremental context models 
 (var ``run_id: session``, scoped to the setting ``agent_signals.refresh_users``), the compiled SQL is cached
 under the data folder by a hash of the dbt project and of the limits dbt gets as vars (limits.py, e.g.
 ``core_cap``), and each run executes it for its touched users in one transaction: delete their rows, insert
-them again, run the tests; a failing test rolls everything back.
+them again, run the tests; a failing test rolls everything back. A failure is narrowed down to the users
+whose rows fail (their rows stay as they were; ``RefreshResult.failed``), so that one user's rows never keep
+the others' out of date.
 Its cost grows with the users touched, not with dbt's start-up (about a second) nor with all users.
 ``refresh_users`` runs the same SQL for the users named (a user's own change, before the command returns).
+The dbt builds of a database (the first build of the views, ``views refresh``) go one at a time, under a
+PostgreSQL advisory lock: a run that waited for another's first build refreshes its users on the views built.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import os
 import threading
 import time
 import warnings
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from uuid import UUID
 
@@ -58,6 +64,7 @@ class RefreshResult:
     models: int  # models built (ephemeral staging models are not counted: they are inlined)
     tests: int  # data tests run (all passed)
     full: bool  # every user was rebuilt
+    failed: dict[str, str] = field(default_factory=dict)  # users whose rows failed (kept as they were): why
 
 
 def project_dir(settings: Settings) -> Path:
@@ -156,12 +163,32 @@ def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = Fals
     tested, by the compiled SQL (see the module's doc); the first time, when the views do not exist yet,
     by ``dbt build``. Without a run id every user is rebuilt with ``dbt build``; ``full`` also recreates the
     tables from scratch (``--full-refresh``). Raises ViewRefreshFailed when a model or a test fails; readers
-    keep the previous rows.
+    keep the previous rows (a run's touched users: see refresh_touched). The dbt builds of a database go
+    one at a time (_one_build_at_a_time); a run that waited for another's first build refreshes its users on
+    the views that build made.
     """
     if run_id is not None and not isinstance(run_id, UUID):
         run_id = UUID(str(run_id))  # a malformed id raises ValueError here, never reaches the SQL
-    if run_id is not None and not full and _views_exist(settings):
+    incremental = run_id is not None and not full
+    if incremental and _views_exist(settings):
         return refresh_touched(settings, run_id)
+    with _one_build_at_a_time(settings):
+        if not (incremental and _views_exist(settings)):  # still not built by another run meanwhile
+            return _build(settings, run_id, full)
+    return refresh_touched(settings, run_id)
+
+
+@contextmanager
+def _one_build_at_a_time(settings: Settings) -> Iterator[None]:
+    """Hold the database's view-build lock (lock_view_build.sql) for the block: it waits for another
+    process's build to end."""
+    with db.session(settings) as conn:
+        conn.execute(query(settings, "lock_view_build"))
+        yield  # closing the connection releases the lock
+
+
+def _build(settings: Settings, run_id: UUID | None, full: bool) -> RefreshResult:
+    """`dbt build` of the views (see refresh)."""
     args = ["build", *_global_flags(), *_common_args(settings)]
     if full:
         args += [*_vars(), "--full-refresh"]
@@ -316,8 +343,39 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
 
 
 def refresh_touched(settings: Settings, run_id: UUID) -> RefreshResult:
-    """Rebuild and test the touched users of one run with the compiled plan, in one transaction."""
-    return _refresh_scope(settings, {"run_id": str(run_id), "user_ids": None})
+    """Rebuild and test the touched users of one run with the compiled plan, in one transaction. When that
+    fails, the users are refreshed again in halves, down to each user whose rows fail: those are returned in
+    `failed` (their rows stay as they were) and the others are refreshed. When every user fails alone too,
+    the fault is not theirs (a model, the database): raises ViewRefreshFailed, as a single build would."""
+    try:
+        return _refresh_scope(settings, {"run_id": str(run_id), "user_ids": None})
+    except ViewRefreshFailed as whole:
+        started = time.perf_counter()
+        users = _touched_users(settings, run_id)
+        failed: dict[str, str] = {}
+        _isolate(settings, users, failed)
+        if len(failed) == len(users):
+            raise whole from None
+        plan = refresh_plan(settings)
+        return RefreshResult(time.perf_counter() - started, len(plan.models), len(plan.tests), False, failed)
+
+
+def _isolate(settings: Settings, users: list[str], failed: dict[str, str]) -> None:
+    """Refresh `users` together; on failure each half again, down to the users whose rows fail alone."""
+    try:
+        _refresh_scope(settings, {"run_id": None, "user_ids": users})
+    except ViewRefreshFailed as exc:
+        if len(users) == 1:
+            failed[users[0]] = exc.message
+            return
+        half = len(users) // 2
+        _isolate(settings, users[:half], failed)
+        _isolate(settings, users[half:], failed)
+
+
+def _touched_users(settings: Settings, run_id: UUID) -> list[str]:
+    with db.session(settings) as conn:
+        return [row[0] for row in conn.execute(query(settings, "touched_users"), {"run_id": run_id})]
 
 
 def refresh_users(settings: Settings, user_ids: list[str]) -> RefreshResult | None:

@@ -4,8 +4,6 @@ failed."""
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from agent_signals.errors import AgentSignalsError
@@ -14,22 +12,12 @@ from agent_signals.errors import AgentSignalsError
 def interrupted(signum: int, summary: dict | None) -> None:
     """The run was interrupted and its ledger row written: say so in one line and end the process now
     (Prefect's temporary server got the signal too; waiting on it would only print tracebacks)."""
-    import os
-
     from prefect.server.api.server import SubprocessASGIServer
 
-    if summary is None:
-        click.echo("interrupted: nothing was written", err=True)
-    else:
-        click.echo(
-            f"interrupted: {summary['users']} user(s) committed by run {summary['run_id']}, "
-            "the next run finishes the rest",
-            err=True,
-        )
-    SubprocessASGIServer().stop()  # the temporary server of this process, if any is still running
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(128 + signum)
+    from agent_signals.stages.interrupts import exit_process
+
+    # the temporary server of this process, if any is still running
+    exit_process(signum, summary, before_exit=SubprocessASGIServer().stop)
 
 
 def fail_if_nothing_worked(summary: dict) -> None:

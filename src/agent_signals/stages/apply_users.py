@@ -1,7 +1,9 @@
 """The apply stage of a shard: its users' extracted proposals applied together in one transaction
 (apply.apply_users), with the run's reconciliation calls for users the write takes over the core cap, and a
 replay's rehearsal around each user (a dry run that rolls back); a failure leaves nothing of the users it
-touched, the group is halved until the failing user is found, recorded, and the others written."""
+touched, the group is halved until the failing user is found, recorded (counted against them only when the
+error is theirs: failures.blames_user), and the others written. A lost connection stops the run instead:
+nobody is blamed and the group stays pending."""
 
 from __future__ import annotations
 
@@ -20,9 +22,9 @@ from agent_signals.core.prompts import CoreLine, render_reconcile
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.stages.apply import Finish, UserWrite, apply_users
 from agent_signals.stages.calls import complete
-from agent_signals.stages.context import RunContext
+from agent_signals.stages.context import RunContext, cut_off
 from agent_signals.stages.extract import Extracted
-from agent_signals.stages.failures import fail
+from agent_signals.stages.failures import blames_user, fail
 from agent_signals.stages.reconcile import Decide
 from agent_signals.store import batches
 from agent_signals.store.shard_writer import Provenance
@@ -65,8 +67,8 @@ async def apply_safely(ctx: RunContext, ready: Sequence[tuple[UserBatch, Extract
 
 
 async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> None:
-    if ctx.stop.signal is not None:
-        return  # interrupted: no new write
+    if ctx.stop.cut:
+        return  # interrupted, or the database is gone: no new write (these users stay pending)
     user_ids = [batch.user_id for batch, _e in group]
     try:
         async with ctx.pool.connection() as conn:
@@ -82,18 +84,17 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
             )
         for user_counts in counts.values():
             ctx.stats.actions.update(user_counts)
+        if not ctx.dry_run:
+            ctx.stop.finished.update(user_ids)
     except AlreadyApplied as exc:  # those users' answers were written by another run: the others again
         log.warning("%s", exc)
         ctx.stats.skipped_users["batch_applied_elsewhere"] += len(exc.user_ids)
         rest = [item for item in group if item[0].user_id not in exc.user_ids]
         if rest:
             await _apply_group(ctx, rest)
-    except psycopg.OperationalError as exc:  # the database's fault (a lost connection): nobody's data
-        log.exception("users %s failed at apply", ", ".join(user_ids))
-        for batch, _e in group:
-            await fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
-                       counted=False)  # fmt: skip
     except Exception as exc:  # a user's rows refused, or a bug: found by halving the group
+        if await cut_off(ctx, exc):  # the connection lost (the run stops), or cut by an interrupt
+            return
         if len(group) > 1:
             half = len(group) // 2
             await _apply_group(ctx, group[:half])
@@ -101,10 +102,12 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
             return
         (batch, extracted) = group[0]
         log.exception("user %s failed at apply", batch.user_id)
-        await fail(
-            ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages, counted=True
-        )
-        if extracted.asked is not None and not ctx.dry_run:  # asked again, not applied again
+        counted = blames_user(exc)
+        await fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
+                   counted=counted)  # fmt: skip
+        # a batch answer that failed the user is asked again, not applied again; one the database refused
+        # stays waiting: the next run applies it again (docs/batch.md)
+        if extracted.asked is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
                 await batches.close_requests(
                     conn, ctx.settings, [(extracted.asked.batch_key, batch.user_id)], "failed", ctx.run_id

@@ -1,5 +1,6 @@
 """A run as every stage sees it: the RunContext (settings, window, pool, ledger connection, figures), what
-stops it early (Stop: a misconfigured model, a signal), what a replay changes (Rehearsal), the picklable
+stops it early (Stop: a misconfigured model, a signal, a lost database connection; cut_off tells an error
+of the stop from an error of the work), what a replay changes (Rehearsal), the picklable
 RunSpec a shard's worker joins the run with, the pacing every shard of a process shares, and the `timed` /
 `stage` helpers that add each stage's wall time to the run's figures. Opening and closing a run is in
 lifecycle.py."""
@@ -24,7 +25,7 @@ from agent_signals.config import Settings
 from agent_signals.core.batching import UserBatch
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.stages.apply import Provenance
-from agent_signals.store import runs
+from agent_signals.store import db, runs
 from agent_signals.store.source import Window
 
 log = redacting_logger(__name__)
@@ -67,6 +68,7 @@ class RunContext:
     listeners: RunListeners = field(default_factory=RunListeners)  # the CLI's, in its process
     already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
     rehearsal: Rehearsal | None = None  # a replay's (dry run only): see Rehearsal
+    recording: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of answered calls at a time
 
     @property
     def until(self) -> datetime:
@@ -116,21 +118,35 @@ class RunContext:
 
 @dataclass
 class Stop:
-    """Why a run starts no new user: a misconfigured model, or a signal (the CLI's Ctrl-C or SIGTERM)."""
+    """Why a run starts no new user: a misconfigured model, a signal (Ctrl-C or SIGTERM), or a lost database
+    connection; and what every part of the run in this process shares."""
 
     error: llm.ModelMisconfigured | None = None
     signal: int | None = None
+    database: str | None = None  # the run lost its database connection (why)
     pools: set[AsyncConnectionPool] = field(default_factory=set)  # the run's pools in this process
     interrupting: asyncio.Task | None = None  # writes the row of an interrupted run, then ends the process
     first_call: asyncio.Lock = field(default_factory=asyncio.Lock)  # held by the run's first model call
     model_answered: bool = False  # the first call came back (answer or transient fault): calls go at once
+    finished: set[str] = field(default_factory=set)  # users whose writes this process committed
 
     @property
     def stopped(self) -> bool:
-        return self.error is not None or self.signal is not None
+        return self.error is not None or self.signal is not None or self.database is not None
+
+    @property
+    def cut(self) -> bool:
+        """The run's writes are cut off (a signal, or the database gone): nothing more is written."""
+        return self.signal is not None or self.database is not None
 
 
 _stops: dict[UUID, Stop] = {}  # by run, in this process: every shard of the run here shares its Stop
+
+
+def stopped(run_id: UUID) -> bool:
+    """Whether the run stopped early in this process (see Stop)."""
+    stop = _stops.get(run_id)
+    return stop is not None and stop.stopped
 
 
 def forget_stop(run_id: UUID) -> None:
@@ -139,13 +155,42 @@ def forget_stop(run_id: UUID) -> None:
 
 
 def raise_if_stopped(ctx: RunContext) -> None:
-    """After a stage: a misconfigured model met by any part of the run (here or in another process) fails
-    the run with that error."""
+    """After a stage: a misconfigured model or a lost database connection met by any part of the run (here
+    or in another process) fails the run with that error."""
     error = ctx.stop.error or (
         llm.ModelMisconfigured(*ctx.stats.model_error) if ctx.stats.model_error else None
     )
     if error is not None:
         raise error
+    lost = ctx.stop.database or ctx.stats.database_lost
+    if lost is not None:
+        ctx.stop.database = lost
+        raise database_lost(ctx)
+
+
+def database_lost(ctx: RunContext) -> db.DatabaseLost:
+    return db.DatabaseLost(
+        f"run {ctx.run_id} lost its database connection: {ctx.stop.database}",
+        hint="what it committed stays; once the database answers again, the next run does the rest",
+    )
+
+
+async def cut_off(ctx: RunContext, exc: BaseException) -> bool:
+    """Whether `exc` comes from the run being cut off, not from the work: the run was interrupted, or its
+    database connection is lost. A first lost connection stops the run here: no new user and no new write
+    (users in flight stay pending, as after an interrupt), and the run's pools in this process are closed so
+    that nothing waits for a connection the server cannot give."""
+    stop = ctx.stop
+    if stop.cut:
+        return True
+    if not db.connection_lost(exc):
+        return False
+    stop.database = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+    ctx.stats.database_lost = stop.database
+    log.error("the database connection was lost (%s): the run starts nothing new and ends", stop.database)
+    for pool in list(stop.pools):
+        await pool.close(timeout=1)
+    return True
 
 
 class Rehearsal(Protocol):

@@ -27,7 +27,7 @@ from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screen import screen_shard
 from agent_signals.core.validate import Proposal, Rejection, validate_answer
 from agent_signals.stages import embed
-from agent_signals.stages.calls import complete
+from agent_signals.stages.calls import complete, record_calls
 from agent_signals.stages.context import RunContext
 from agent_signals.stages.failures import UserFailed, fail
 
@@ -291,9 +291,8 @@ async def embed_safely(
                 failed.add(user_id)
                 await fail(ctx, user_id, "embed", exc.kind, str(exc))  # the embedding model's: not counted
             continue
-        ctx.stats.embedding_calls += 1
-        ctx.stats.embedding_tokens += result.prompt_tokens
-        ctx.stats.cost_usd += result.cost_usd
+        ctx.stats.count_embedding(1, result.prompt_tokens, result.cost_usd)
+        await record_calls(ctx)
         vectors.update(zip(chunk, (tuple(v) for v in result.vectors), strict=True))
     return {
         user_id: (batch, replace(

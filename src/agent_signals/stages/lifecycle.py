@@ -1,31 +1,29 @@
 """A run's life: open_run checks the schema, records the run in ops.runs (with its session lock), opens its
-pool and, on exit, writes its final ledger row (on a new connection if the database dropped the ledger's);
-join_run gives a shard of a run started elsewhere its own context; a SIGINT or SIGTERM (when the CLI asks
-for it) cuts the run's writes off and leaves an honest `interrupted` row."""
+pool and, on exit, writes its final ledger row (on a new connection if the database dropped the ledger's:
+a run that lost its database ends `failed`, with DatabaseLost); join_run gives a shard of a run started
+elsewhere its own context; a SIGINT or SIGTERM (when the run has a listener: interrupts.py) cuts the run's
+writes off and leaves an honest `interrupted` row."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import signal
-from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from datetime import UTC, datetime
 from uuid import UUID, uuid4
 
-import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from agent_signals.adapters import llm, providers, structured
 from agent_signals.config import Settings
 from agent_signals.core.batching import prompt_version
 from agent_signals.core.redaction import redacting_logger
+from agent_signals.stages import interrupts
 from agent_signals.stages.context import (
     RunContext,
     RunListeners,
     RunSpec,
+    cut_off,
+    database_lost,
     forget_stop,
     raise_if_stopped,
     shared_pacing,
@@ -73,9 +71,10 @@ async def open_run(
         listeners=listeners or RunListeners(),
     )
     error = None
+    failure: BaseException | None = None
     ctx.stop.pools.add(pool)
     recorded = False
-    signals = _catch_signals(ctx, url, lambda: recorded)
+    signals = interrupts.catch(ctx, url, lambda: recorded)
     try:
         if not dry_run:
             abandoned = await runs.abandon_dead_runs(ledger, settings)
@@ -104,111 +103,73 @@ async def open_run(
         else:
             ctx.status = "partial" if ctx.stats.failures else "succeeded"
     except BaseException as exc:
+        failure = exc
         ctx.status = "failed"
-        error = exc.message if isinstance(exc, llm.ModelMisconfigured) else f"{type(exc).__name__}: {exc}"
-        error = error[:2000]
-        raise
+        await cut_off(ctx, exc)  # a lost connection, wherever it surfaced, is said as one
+        error = _ledger_error(ctx, exc)
     finally:
         if ctx.stop.interrupting is not None:  # the run came apart because it was interrupted
             await ctx.stop.interrupting  # ends the process
         try:
-            if not dry_run and ctx.stop.signal is None:
-                await _final_ledger_row(ctx, url, error)
+            if recorded and ctx.stop.signal is None:
+                await _final_ledger_row(ctx, error)
         finally:
             signals.close()
             forget_stop(ctx.run_id)
             await pool.close()
             await ledger.close()
+    if ctx.stop.database is not None and not isinstance(failure, db.DatabaseLost):
+        raise database_lost(ctx) from failure  # however it surfaced, even in the final row's write
+    if failure is not None:
+        raise failure
+
+
+def _ledger_error(ctx: RunContext, exc: BaseException) -> str:
+    """The error of a failed run's row."""
+    if ctx.stop.database is not None:
+        error = f"database connection lost: {ctx.stop.database}"
+    elif isinstance(exc, llm.ModelMisconfigured):
+        error = exc.message
+    else:
+        error = f"{type(exc).__name__}: {exc}"
+    return error[:2000]
 
 
 def _pool(url: str, settings: Settings, run_id: UUID) -> AsyncConnectionPool:
     """A run's connections for its users' work, named after the run (an interrupt cuts them off)."""
     return AsyncConnectionPool(
         url, min_size=1, max_size=settings.concurrency + 1, open=False,
-        kwargs={"autocommit": True, "application_name": _application_name(run_id)},
+        kwargs={"autocommit": True, "application_name": interrupts.application_name(run_id)},
     )  # fmt: skip
 
 
-def _application_name(run_id: UUID) -> str:
-    return f"agent-signals run {run_id}"
-
-
-class _Signals:
-    """SIGINT and SIGTERM handlers of one run's life (installed only when the CLI asked for them)."""
-
-    CAUGHT = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
-        self.loop = loop
-
-    def close(self) -> None:
-        if self.loop is not None:
-            for signum in self.CAUGHT:
-                self.loop.remove_signal_handler(signum)
-
-
-def _catch_signals(ctx: RunContext, url: str, recorded: Callable[[], bool]) -> _Signals:
-    listener = ctx.listeners.interrupted
-    if listener is None:
-        return _Signals(None)
-    loop = asyncio.get_running_loop()
-
-    def caught(signum: int) -> None:
-        if ctx.stop.signal is None:
-            ctx.stop.signal = signum  # no new user, no new write from here on
-            ctx.stop.interrupting = loop.create_task(_interrupted(ctx, url, signum, recorded(), listener))
-
-    for signum in _Signals.CAUGHT:
-        loop.add_signal_handler(signum, caught, signum)
-    return _Signals(loop)
-
-
-async def _interrupted(
-    ctx: RunContext, url: str, signum: int, recorded: bool, listener: Callable[[int, dict | None], None]
-) -> None:
-    """Cut off the run's writes in flight (their transactions roll back: those users stay pending), then
-    write its ledger row from what it committed, then hand over to the listener, which ends the process."""
-    logging.disable(logging.CRITICAL)  # what follows is the run coming apart: one line from the CLI says it
-    for pool in list(ctx.stop.pools):
-        await pool.close(timeout=0)
-    if ctx.dry_run or not recorded:
-        listener(signum, None)
-        return
-    settings = ctx.settings
-    summary = None
-    try:
-        async with await db.aconnect(url, autocommit=True) as conn:
-            name = _application_name(ctx.run_id)
-            await runs.end_sessions(conn, settings, name)
-            users, conversations, actions = await runs.committed_by_run(conn, settings, ctx.run_id)
-            # a snapshot: shards still finishing in this loop go on adding to ctx.stats while we write
-            stats = replace(ctx.stats, users=users, conversations=conversations, actions=Counter(actions))
-            ctx.status = "interrupted"
-            reason = f"interrupted by {signal.Signals(signum).name}"
-            await runs.update_run(conn, settings, ctx.run_id, stats, ctx.status, reason)
-        summary = stats.summary(
-            ctx.run_id, ctx.kind, ctx.status, ctx.dry_run, structured.answer_mode(settings)
-        )
-    finally:  # the database gone too: the row stays `running` and the next run marks it abandoned
-        listener(signum, summary)
-
-
-async def _final_ledger_row(ctx: RunContext, url: str, error: str | None) -> None:
-    """Write the run's final row; if the database dropped the ledger's connection (a restart, a
-    terminated backend), write it on a new connection so that the ledger says what happened."""
-    try:
-        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
-        return
-    except psycopg.OperationalError as exc:
-        lost = f"database connection lost: {str(exc).strip()[:300]}"
-        if ctx.status != "failed":
-            ctx.status = "failed"
+async def _final_ledger_row(ctx: RunContext, error: str | None) -> None:
+    """Write the run's final row. If the database dropped the ledger's connection (a restart, a terminated
+    backend, the server gone), the run is `failed` and its row is written on one new connection (the
+    embedded server is started again if it stopped: db.restarted_url). When that fails too the row stays
+    `running` and the next run marks it abandoned; the error raised says so."""
+    if ctx.stop.database is None:
+        try:
+            await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
+            return
+        except Exception as exc:
+            if not await cut_off(ctx, exc):
+                raise
+        ctx.status = "failed"
+        lost = f"database connection lost: {ctx.stop.database}"
         error = f"{error}; {lost}" if error else lost
-    retry = await db.aconnect(url, autocommit=True)
     try:
+        retry = await db.aconnect(db.restarted_url(ctx.settings), autocommit=True)
+    except db.DatabaseUnavailable as exc:
+        log.error("could not write the row of run %s: %s", ctx.run_id, exc.message)
+        raise db.DatabaseLost(
+            f"run {ctx.run_id} lost its database connection ({ctx.stop.database}) and could not reconnect to "
+            f"record it: {exc.message}",
+            hint="what it committed stays; once the database answers again, the next run marks this one "
+            "abandoned and does the rest",
+        ) from None
+    async with retry:
         await runs.update_run(retry, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
-    finally:
-        await retry.close()
 
 
 @asynccontextmanager

@@ -16,7 +16,7 @@ from agent_signals.adapters import expectations as quality
 from agent_signals.config import Settings
 from agent_signals.stages import batches as batched
 from agent_signals.stages.apply_users import apply_safely
-from agent_signals.stages.context import RunContext, RunSpec, stage, timed
+from agent_signals.stages.context import RunContext, RunSpec, cut_off, stage, stopped, timed
 from agent_signals.stages.extract import conclude, embed_safely, extract_safely, proposals_frame
 from agent_signals.stages.lifecycle import join_run
 from agent_signals.store import db, runs
@@ -59,10 +59,24 @@ def shards(pending: list[Pending], settings: Settings) -> Iterator[Shard]:
 
 
 async def run_shard(spec: RunSpec, shard: Shard) -> runs.RunStats:
-    """Process one shard of a run (anywhere) and return its figures."""
-    async with join_run(spec) as worker:
-        await process_shard(worker, list(shard.user_ids))
+    """Process one shard of a run (anywhere) and return its figures. A shard that cannot reach the database
+    (one attempt to connect) leaves its users pending and the reason in its figures: the run stops."""
+    if stopped(spec.run_id):  # the run stopped in this process: nothing new (not even a connection)
+        return _untouched(shard, "stopped")
+    try:
+        async with join_run(spec) as worker:
+            await process_shard(worker, list(shard.user_ids))
+    except db.DatabaseUnavailable as exc:  # raised by the shard's first connection, before any work
+        stats = _untouched(shard, "database")
+        stats.database_lost = exc.message
+        return stats
     return worker.stats
+
+
+def _untouched(shard: Shard, why: str) -> runs.RunStats:
+    stats = runs.RunStats()
+    stats.skipped_users[why] += len(shard.user_ids)
+    return stats
 
 
 async def record_shard_run(
@@ -88,8 +102,12 @@ async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
     ctx.stats.merge(shard_stats)
     if ctx.listeners.progress and shard_stats.user_ids:
         ctx.listeners.progress(sorted(shard_stats.user_ids), shard_stats.messages)
-    if not ctx.dry_run and ctx.stop.signal is None:
-        await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+    if not ctx.dry_run and not ctx.stop.cut:
+        try:
+            await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+        except Exception as exc:
+            if not await cut_off(ctx, exc):
+                raise
 
 
 @stage("process")
@@ -100,13 +118,18 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
     if ctx.budget_exhausted or ctx.stop.stopped:
         ctx.stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += len(user_ids)
         return
-    locked = await runs.lock_users(ctx.ledger, ctx.settings, user_ids)
-    if len(locked) < len(user_ids):
-        ctx.stats.skipped_users["busy"] += len(user_ids) - len(locked)
+    locked: list[str] = []
     try:
+        locked = await runs.lock_users(ctx.ledger, ctx.settings, user_ids)
+        if len(locked) < len(user_ids):
+            ctx.stats.skipped_users["busy"] += len(user_ids) - len(locked)
         await _process_locked(ctx, locked)
-    finally:
         await runs.unlock_users(ctx.ledger, ctx.settings, locked)
+    except Exception as exc:  # a lost connection ends the shard here (its locks go with its session)
+        if not await cut_off(ctx, exc):
+            if locked and not ctx.stop.database:
+                await runs.unlock_users(ctx.ledger, ctx.settings, locked)
+            raise
 
 
 async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:

@@ -51,6 +51,43 @@ def _embedded_url(settings: Settings) -> str:
     return f"postgresql://postgres@/{quote(settings.database_name)}?host={quote(socket_dir)}"
 
 
+def restarted_url(settings: Settings) -> str:
+    """The URL to connect again after a run lost its connections: DATABASE_URL's server as it is; the
+    embedded server started again if it stopped (as every command starts it on demand)."""
+    if settings.database_url:
+        return settings.database_url
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        server = pgserver.get_server(settings.data_dir / "pgdata", cleanup_mode=None)  # this process's handle
+        try:
+            with server._lock:  # pgserver's own start runs under this inter-process lock (pgserver 0.1.4)
+                server.ensure_postgres_running()
+        except Exception as exc:
+            raise DatabaseUnavailable(
+                f"could not start the embedded PostgreSQL in {server.pgdata} again: {exc}",
+                hint=f"see {server.pgdata / 'log'}",
+            ) from exc
+    return _embedded_url(settings)
+
+
+class DatabaseLost(DatabaseUnavailable):
+    """A run lost its database connection: it started nothing new and ended `failed`."""
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether an error means the connection is gone, not that a statement failed: the server stopped,
+    restarted or ended the session (a connection exception, SQLSTATE 08xxx; an operator intervention,
+    57P01-57P03; none at all: the client found the connection broken), or no connection could be had."""
+    if isinstance(exc, DatabaseUnavailable):
+        return True
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
+
+
 def redact(url: str) -> str:
     """The URL without its password, for error messages and logs."""
     return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)

@@ -17,12 +17,16 @@ from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
 from agent_signals.core import retries
+from agent_signals.store import run_calls
 from agent_signals.store.sqlfiles import query
 
 RUN_KINDS = ("scheduled", "backfill", "manual")
 
 
 SLOWEST_KEPT = 5
+# the figures of a run's calls: ops.runs takes them from ops.run_calls (update_run.sql), not from RunStats
+CALL_FIGURES = ("llm_calls", "llm_calls_by_purpose", "prompt_tokens", "cached_prompt_tokens", "completion_tokens",
+                "cost_usd", "embedding_calls", "embedding_tokens")  # fmt: skip
 
 
 def _redact(text: str) -> str:
@@ -60,7 +64,10 @@ class RunStats:
     by_mode: Counter[str] = field(default_factory=Counter)
     batches: Counter[str] = field(default_factory=Counter)  # sent, requests_sent, answers, unanswered, ...
     model_error: tuple[str, str, str] | None = None  # (kind, message, hint) of a misconfigured model
+    database_lost: str | None = None  # why a part of the run lost its database connection (it stopped)
     user_ids: set[str] = field(default_factory=set)  # the users counted in `users`
+    # calls counted here and not yet added to ops.run_calls ("purpose.mode.figure"): see store/run_calls.py
+    unrecorded: Counter[str] = field(default_factory=Counter)
 
     def note_user(self, user_id: str) -> None:
         """Count a user the run attempts, once however many of its shards and slices hold them."""
@@ -80,6 +87,7 @@ class RunStats:
             getattr(self, name).update(getattr(other, name))
         self.warnings.extend(other.warnings)
         self.model_error = self.model_error or other.model_error
+        self.database_lost = self.database_lost or other.database_lost
         for seconds, user_id in other.slowest:
             self.note_duration(user_id, seconds)
 
@@ -87,7 +95,7 @@ class RunStats:
     COUNTS = ("conversations", "messages", "llm_calls", "prompt_tokens", "cached_prompt_tokens",
               "completion_tokens", "cost_usd", "embedding_calls", "embedding_tokens", "failures")  # fmt: skip
     TALLIES = ("actions", "llm_calls_by_purpose", "failure_reasons", "skipped_users", "stage_seconds", "by_mode",
-               "batches")  # fmt: skip
+               "batches", "unrecorded")  # fmt: skip
 
     def aggregates(self) -> dict:
         """The figures as JSON, with the ids of the users counted (so that a run adding up its shards counts
@@ -98,6 +106,7 @@ class RunStats:
             **{name: getattr(self, name) for name in self.COUNTS},
             **{name: dict(getattr(self, name)) for name in self.TALLIES},
             "model_error": self.model_error,
+            "database_lost": self.database_lost,
         }
 
     @classmethod
@@ -107,6 +116,7 @@ class RunStats:
         for name in cls.TALLIES:
             getattr(stats, name).update(data.get(name) or {})
         stats.model_error = tuple(data["model_error"]) if data.get("model_error") else None
+        stats.database_lost = data.get("database_lost")
         return stats
 
     def summary(
@@ -159,6 +169,19 @@ class RunStats:
         for name, value in (("calls", 1), ("prompt_tokens", prompt_tokens),
                             ("completion_tokens", completion_tokens), ("cost_usd", cost_usd)):  # fmt: skip
             self.by_mode[f"{mode}.{name}"] += value
+        self._unrecorded(purpose, mode, 1, prompt_tokens, cached, completion_tokens, cost_usd)
+
+    def count_embedding(self, calls: int, tokens: int, cost_usd: float) -> None:
+        """Embedding calls answered (their cost is in the run's cost with the chat calls')."""
+        self.embedding_calls += calls
+        self.embedding_tokens += tokens
+        self.cost_usd += cost_usd
+        self._unrecorded("embed", "direct", calls, tokens, 0, 0, cost_usd)
+
+    def _unrecorded(self, purpose: str, mode: str, *figures: float) -> None:
+        for figure, value in zip(run_calls.FIGURES, figures, strict=True):
+            if value:
+                self.unrecorded[run_calls.key(purpose, mode, figure)] += value
 
     def modes(self) -> dict[str, dict[str, float]]:
         """by_mode as {"direct": {"calls", "prompt_tokens", "completion_tokens", "cost_usd"}, "batch": ...}."""
@@ -176,11 +199,9 @@ class RunStats:
 
     def as_params(self) -> dict:
         internal = ("failure_reasons", "skipped_users", "slowest", "stage_seconds", "user_ids", "model_error",
-                    "by_mode", "batches")  # fmt: skip
+                    "by_mode", "batches", "database_lost", "unrecorded", *CALL_FIGURES)  # fmt: skip
         params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in internal}
         params["actions"] = Jsonb(dict(sorted(self.actions.items())))
-        params["llm_calls_by_purpose"] = Jsonb(dict(sorted(self.llm_calls_by_purpose.items())))
-        params["by_mode"] = Jsonb(self.modes())
         params["batches"] = Jsonb(dict(sorted(self.batches.items())))
         params["warnings"] = Jsonb([_redact(w) for w in self.warnings[-100:]])
         return params
@@ -247,6 +268,9 @@ async def update_run(
     status: str = "running",
     error: str | None = None,
 ) -> None:
+    """Write the run's row: first the calls counted and not yet recorded (run_calls.record), from which the
+    row's call figures are read."""
+    await run_calls.record(conn, settings, run_id, stats.unrecorded)
     await conn.execute(
         query(settings, "update_run"),
         {**stats.as_params(), "run_id": run_id, "status": status, "error": _redact(error) if error else None},
@@ -259,13 +283,21 @@ async def end_sessions(conn: psycopg.AsyncConnection, settings: Settings, applic
     await conn.execute(query(settings, "end_run_sessions"), {"application_name": application_name})
 
 
-async def committed_by_run(
-    conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID
-) -> tuple[int, int, dict[str, int]]:
-    """What a run committed, read from the events it wrote: (users, conversations, actions)."""
+@dataclass(frozen=True)
+class Committed:
+    """What a run committed, read from what it left behind (committed_by_run.sql)."""
+
+    users: int  # with an event or a moved watermark
+    conversations: int
+    actions: dict[str, int]
+    failures: int  # rows of ops.failures
+    slices: int  # backfill slices finished
+
+
+async def committed_by_run(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> Committed:
+    """What a run committed, read from the events, watermarks, failures and slices it wrote."""
     cur = await conn.execute(query(settings, "committed_by_run"), {"run_id": run_id})
-    users, conversations, actions = await cur.fetchone()
-    return users, conversations, actions
+    return Committed(*await cur.fetchone())
 
 
 async def record_shard_run(
