@@ -146,7 +146,6 @@ def _enum_providers() -> list[str]:
 
 @pytest.mark.unit
 def test_the_provider_names_read_from_litellms_files_are_litellms():
-    import litellm
     from litellm.llms.openai_like.json_loader import JSONProviderRegistry
 
     known = set(_enum_providers())
