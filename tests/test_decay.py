@@ -102,8 +102,8 @@ def test_the_decay_statements_score_and_archive_as_the_python_formula(conn, sett
             )
             rows[signal_id] = (tier, decay.retention(age, max(mentions, 1)))
     params = {**decay.query_params(AT), "run_id": run_id}
-    conn.execute(query(settings, "archive_decayed"), params)
-    conn.execute(query(settings, "update_decay"), params)
+    conn.execute(query("upkeep/archive_decayed"), params)
+    conn.execute(query("upkeep/update_decay"), params)
     stored = dict(
         (r[0], r[1:])
         for r in conn.execute(
@@ -133,7 +133,7 @@ def test_the_caps_rule_reads_retention_with_the_configured_values(conn, settings
         )
     with conn.transaction():
         rows = conn.execute(
-            query(settings, "apply_cap_signals"), {"user_ids": ["capped"], **decay.query_params(AT)}
+            query("shard_writer/apply_cap_signals"), {"user_ids": ["capped"], **decay.query_params(AT)}
         ).fetchall()
     expected = sorted(decay.retention(age, max(mentions, 1)) for age, mentions in CASES)
     assert sorted(row[9] for row in rows) == pytest.approx(expected, rel=1e-12)

@@ -87,10 +87,9 @@ def test_the_due_signals_are_those_the_scan_of_every_signal_finds(conn, decay):
 def test_every_table_check_is_scoped_to_the_run_and_everyone_drops_the_scope():
     """Each expectation reads the run's users (ops.run_users) or the run's touched_users rows; `everyone`
     replaces the first scope by `user_id is not null`."""
-    from agent_signals.config import Settings
 
     for check in quality.TABLE_CHECKS:
-        sql = query(Settings(), check.sql_name)
+        sql = query(check.sql_name)
         assert quality.RUN_SCOPE in sql or "t.run_id = %(run_id)s" in sql, check.sql_name
         run_id = uuid.uuid4()
         assert f"'{run_id}'::uuid" in quality._scoped(sql, run_id, everyone=False)
@@ -124,13 +123,14 @@ def test_archiving_scoring_and_the_checks_read_indexes_not_the_table(conn, setti
     params = {**DEFAULT.query_params(AT), "run_id": run_id, "summaries": False}
     gx_batch = "(SELECT * FROM signals.signals WHERE true)"  # what GX puts for the batch of signals.signals
     statements = {
-        name: query(settings, name) for name in ("archive_decayed", "update_decay", "rescore_taken_users")
+        name: query(name)
+        for name in ("upkeep/archive_decayed", "upkeep/update_decay", "upkeep/rescore_taken_users")
     }
     statements["pending_work: decayed_signals"] = f"select exists ({DUE})"
     for check in quality.TABLE_CHECKS:
-        if check.sql_name == "expect_views_fresh":
+        if check.sql_name == "expectations/expect_views_fresh":
             continue  # reads context.user_context, which no run has built here
-        sql = query(settings, check.sql_name).replace("{batch} s", f"{gx_batch} s")
+        sql = query(check.sql_name).replace("{batch} s", f"{gx_batch} s")
         statements[check.sql_name] = sql.replace("{batch}", f"{gx_batch} as subselect")
     assert _scanned(conn, SCAN, params) == {"signals"}  # what the decay stage read before m018
     for name, sql in statements.items():

@@ -5,6 +5,7 @@ layers above store/ run no SQL themselves."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,28 @@ def test_the_check_sees_sql_run_above_the_store(tmp_path):
         "6: .execute(", "6: q(", "7: .executemany(", "7: .query(", "8: .copy(", "8: .query(",
         "9: .fetchone(", "9: .fetchall(",
     ]  # fmt: skip
+
+
+QUERIES = SRC / PACKAGE / "sql" / "queries"
+QUERY_NAME = re.compile(r"[\"']([a-z_]+/[a-z0-9_]+)[\"']")
+
+
+def test_each_query_file_is_in_the_folder_of_the_module_that_runs_it_and_is_run():
+    """sql/queries/<module>/<name>.sql is named (as "module/name") only in store/<module>.py or
+    adapters/<module>.py; a file of shared/ in two modules or more; and every file is named somewhere."""
+    files = {p.relative_to(QUERIES).with_suffix("").as_posix() for p in QUERIES.rglob("*.sql")}
+    folders = {name.partition("/")[0] for name in files}
+    named_in: dict[str, set[str]] = {}
+    for path in sorted((SRC / PACKAGE).rglob("*.py")):
+        for name in QUERY_NAME.findall(path.read_text()):
+            if name.partition("/")[0] in folders:
+                named_in.setdefault(name, set()).add(path.stem)
+    assert sorted(set(named_in) - files) == [], "queries named that have no file"
+    assert sorted(files - set(named_in)) == [], "query files nothing runs"
+    misplaced = {
+        name: sorted(where)
+        for name, where in named_in.items()
+        if (name.startswith("shared/") and len(where) < 2)
+        or (not name.startswith("shared/") and where != {name.partition("/")[0]})
+    }
+    assert not misplaced, f"query files outside the folder of the module that runs them: {misplaced}"

@@ -19,6 +19,7 @@ from agent_signals.store.migrate import check_current, migrate
 from tests.prompt_samples import GOLDEN, rendered
 
 ROOT = Path(__file__).resolve().parents[1]
+SQL = ROOT / "src" / "agent_signals" / "sql"
 
 # Where the limits used to be written as numbers, each with a line that used to hold one (so that no pattern
 # silently matches nothing): (files, pattern, old line).
@@ -96,9 +97,9 @@ def scanned(area: str) -> list[Path]:
     if area == "src":
         return [p for p in (ROOT / "src").rglob("*.py") if p != ROOT / "src" / "agent_signals" / "limits.py"]
     if area == "sql":
-        migrations = sorted((ROOT / "sql" / "migrations").glob("m*.sql"))
+        migrations = sorted((SQL / "migrations").glob("m*.sql"))
         newer = [p for p in migrations if p.name[:4] >= MIGRATIONS_BEFORE_LIMITS]
-        return [*sorted((ROOT / "sql" / "queries").glob("*.sql")), *newer]
+        return [*sorted((SQL / "queries").rglob("*.sql")), *newer]
     if area == "dbt":
         project = ROOT / "dbt"
         return [p for p in project.rglob("*") if p.suffix in (".sql", ".yml") and "target" not in p.parts]

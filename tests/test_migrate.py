@@ -8,15 +8,28 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.errors import DatabaseUnavailable, SchemaError
 from agent_signals.store import db
-from agent_signals.store.migrate import available, check_current, migrate
+from agent_signals.store.migrate import available, check_current, migrate, write_limits
+from agent_signals.store.sqlfiles import query
 
 pytestmark = pytest.mark.db
+
+
+def migrate_without(conn: psycopg.Connection, version: str) -> None:
+    """The database as the migrations other than `version` leave it, recorded as `migrate` records them."""
+    conn.execute(query("migrate/bootstrap_migrations"))
+    for migration in available():
+        if migration.version != version:
+            conn.execute(migration.sql)
+            conn.execute(
+                query("migrate/record_migration"), vars(migration) | {"checksum": migration.checksum}
+            )
+    write_limits(conn)
 
 
 def test_migrate_is_idempotent_and_recorded(conn, settings):
     assert migrate(conn, settings) == []
     versions = [r[0] for r in conn.execute("select version from ops.schema_migrations order by version")]
-    assert versions == [m.version for m in available(settings)]
+    assert versions == [m.version for m in available()]
     check_current(conn, settings)
 
 
@@ -25,7 +38,7 @@ def test_a_fresh_database_is_migrated_in_order(unmigrated_database):
     with psycopg.connect(unmigrated_database, autocommit=True) as conn:
         with pytest.raises(SchemaError, match="not up to date"):
             check_current(conn, settings)
-        assert migrate(conn, settings) == [m.version for m in available(settings)]
+        assert migrate(conn, settings) == [m.version for m in available()]
         assert conn.execute("select to_regclass('signals.signals') is not null").fetchone()[0]
 
 
@@ -68,16 +81,11 @@ def test_a_malformed_url_is_a_clear_error():
         db.connect("not a url")
 
 
-def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_database, tmp_path):
+def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_database):
     """m022 on a database migrated and written before it: every status (retracted too) stays as it was,
     validity is null (the fact holds, its start not known), and the rebuild at a past time still reads."""
-    import shutil
-
-    shutil.copytree(Settings().sql_dir, tmp_path / "sql")
-    (tmp_path / "sql" / "migrations" / "m022_validity.sql").unlink()
-    old = Settings(database_url=unmigrated_database, project_dir=tmp_path)
     with psycopg.connect(unmigrated_database, autocommit=True) as conn:
-        migrate(conn, old)
+        migrate_without(conn, "m022")
         for status in ("active", "archived", "merged", "deleted", "retracted"):
             conn.execute(
                 "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"
@@ -98,15 +106,10 @@ def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_da
         assert block[0] == "## About this user\n### Confirmed by the user\n- Writes in British English"
 
 
-def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_database, tmp_path):
+def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_database):
     """m023 on a database migrated and written before it: every status stays as it was, none is waiting for
     review, the events keep their actors; then pending and rejected are statuses the pipeline's candidates may
     take (never the user's own), and only the review functions' events name a reviewer."""
-    import shutil
-
-    shutil.copytree(Settings().sql_dir, tmp_path / "sql")
-    (tmp_path / "sql" / "migrations" / "m023_review.sql").unlink()
-    old = Settings(database_url=unmigrated_database, project_dir=tmp_path)
     statuses = ("active", "archived", "ended", "merged", "deleted", "retracted")
     insert = (
         "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"
@@ -114,7 +117,7 @@ def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_data
         " 'contextual', %(origin)s, %(status)s, now(), now()) returning signal_id"
     )
     with psycopg.connect(unmigrated_database, autocommit=True) as conn:
-        migrate(conn, old)
+        migrate_without(conn, "m023")
         for status in statuses:
             conn.execute(insert, {"text": f"fact {status}", "status": status, "origin": "inferred"})
         with pytest.raises(psycopg.errors.CheckViolation):

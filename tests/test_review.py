@@ -138,9 +138,9 @@ def test_a_held_candidate_is_written_pending_and_reaches_nothing_agents_read(con
     assert conn.execute("select count(*) from ops.quarantine").fetchone()[0] == 0
     # the run's report and ledger tell it apart from what was learned; analysts count it once approved
     run_id = {"run_id": summary["run_id"]}
-    by_bucket = conn.execute(query(settings, "run_actions_by_bucket"), run_id).fetchall()
+    by_bucket = conn.execute(query("report/run_actions_by_bucket"), run_id).fetchall()
     assert by_bucket == [("create", "core", 1), ("create", "pending", 1)]
-    committed = conn.execute(query(settings, "committed_by_run"), run_id).fetchone()[2]
+    committed = conn.execute(query("runs/committed_by_run"), run_id).fetchone()[2]
     assert committed == {"created": 1, "held_for_review": 1}
     assert conn.execute("select kind, signals_created from analytics.signals_by_kind_daily").fetchall() == [
         ("role", 1)

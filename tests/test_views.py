@@ -255,11 +255,10 @@ def test_incremental_refresh_rebuilds_only_the_touched_users(conn, vs):
 
 
 def _broken_project(vs: Settings, tmp_path: Path, edit) -> Settings:
-    """A copy of the project whose dbt/ is edited by `edit`; sql/ and prompts/ are the real ones."""
+    """A copy of the project whose dbt/ is edited by `edit`; prompts/ is the real one."""
     root = tmp_path / "project"
     root.mkdir(parents=True)
-    for name in ("sql", "prompts"):
-        (root / name).symlink_to(vs.project_dir / name)
+    (root / "prompts").symlink_to(vs.project_dir / "prompts")
     shutil.copytree(vs.project_dir / "dbt", root / "dbt", ignore=shutil.ignore_patterns("target", "logs"))
     edit(root / "dbt")
     return vs.model_copy(update={"project_dir": root, "data_dir": tmp_path / "data"})

@@ -62,7 +62,9 @@ class Settings(BaseSettings):
         description="Folder of the embedded PostgreSQL's data (git-ignored).",
     )
     database_name: str = Field(default="agent_signals", description="Database used on the embedded server.")
-    project_dir: Path = Field(default=PROJECT_DIR, description="Folder holding sql/, prompts/ and dbt/.")
+    project_dir: Path = Field(
+        default=PROJECT_DIR, description="Folder holding prompts/ and dbt/ (the SQL is package data)."
+    )
     model: str = Field(default=OFFLINE_MODEL, description="litellm model string used for extraction.")
     api_base: str | None = Field(
         default=None,
@@ -336,10 +338,6 @@ class Settings(BaseSettings):
         if self.signal_language == ANY_LANGUAGE:
             return "the language the user writes in"
         return Locale.parse(self.signal_language).get_display_name("en") or self.signal_language
-
-    @property
-    def sql_dir(self) -> Path:
-        return self.project_dir / "sql"
 
     @property
     def prompts_dir(self) -> Path:

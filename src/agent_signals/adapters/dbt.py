@@ -109,7 +109,7 @@ def _common_args(settings: Settings) -> list[str]:
     if not (project / "dbt_project.yml").is_file():
         raise ViewRefreshFailed(
             f"no dbt project at {project}",
-            hint="AGENT_SIGNALS_PROJECT_DIR must name the folder that holds sql/, prompts/ and dbt/",
+            hint="AGENT_SIGNALS_PROJECT_DIR must name the folder that holds prompts/ and dbt/",
         )
     out = dbt_dir(settings)
     return [
@@ -183,7 +183,7 @@ def _one_build_at_a_time(settings: Settings) -> Iterator[None]:
     """Hold the database's view-build lock (lock_view_build.sql) for the block: it waits for another
     process's build to end."""
     with db.session(settings) as conn:
-        conn.execute(query(settings, "lock_view_build"))
+        conn.execute(query("dbt/lock_view_build"))
         yield  # closing the connection releases the lock
 
 
@@ -227,7 +227,7 @@ def _build_failed(message: str, settings: Settings) -> ViewRefreshFailed:
 
 def _views_exist(settings: Settings) -> bool:
     with db.session(settings) as conn:
-        return bool(conn.execute(query(settings, "context_views_exist")).fetchone()[0])
+        return bool(conn.execute(query("dbt/context_views_exist")).fetchone()[0])
 
 
 # --- the compiled refresh of a run's touched users ---------------------------------------------------
@@ -375,7 +375,7 @@ def _isolate(settings: Settings, users: list[str], failed: dict[str, str]) -> No
 
 def _touched_users(settings: Settings, run_id: UUID) -> list[str]:
     with db.session(settings) as conn:
-        return [row[0] for row in conn.execute(query(settings, "touched_users"), {"run_id": run_id})]
+        return [row[0] for row in conn.execute(query("dbt/touched_users"), {"run_id": run_id})]
 
 
 def refresh_users(settings: Settings, user_ids: list[str]) -> RefreshResult | None:
@@ -402,18 +402,18 @@ def _refresh_scope(settings: Settings, scope: dict) -> RefreshResult:
 
 
 def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPlan, scope: dict) -> None:
-    conn.execute(query(settings, "refresh_scope_run"), scope)
+    conn.execute(query("dbt/refresh_scope_run"), scope)
     for model in plan.models:
         relation = sql.SQL(model.relation or "")
         columns = [
-            row[0] for row in conn.execute(query(settings, "relation_columns"), {"relation": model.relation})
+            row[0] for row in conn.execute(query("dbt/relation_columns"), {"relation": model.relation})
         ]
         column_list = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
-        conn.execute(query(settings, "refresh_lock_model"), {"relation": model.relation})
-        conn.execute(sql.SQL(query(settings, "refresh_delete_touched")).format(relation=relation))
+        conn.execute(query("dbt/refresh_lock_model"), {"relation": model.relation})
+        conn.execute(sql.SQL(query("dbt/refresh_delete_touched")).format(relation=relation))
         try:
             conn.execute(
-                sql.SQL(query(settings, "refresh_insert_model")).format(
+                sql.SQL(query("dbt/refresh_insert_model")).format(
                     relation=relation, columns=column_list, model=sql.SQL(model.sql)
                 )
             )
@@ -422,7 +422,7 @@ def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPla
     failed = []
     for test in plan.tests:
         count = conn.execute(
-            sql.SQL(query(settings, "refresh_count_failures")).format(test=sql.SQL(test.sql))
+            sql.SQL(query("dbt/refresh_count_failures")).format(test=sql.SQL(test.sql))
         ).fetchone()[0]
         if count and test.severity == "error":
             failed.append(f"test {test.name}: {count} failing rows")

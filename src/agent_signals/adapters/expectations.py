@@ -102,17 +102,23 @@ def gate_proposals(settings: Settings, proposals: pl.DataFrame) -> dict[str, dic
 class TableCheck:
     name: str
     critical: bool
-    sql_name: str  # sql/queries/<name>.sql: returns the offending rows ({batch} is the checked table)
+    sql_name: str  # a query (expectations/...) returning the offending rows ({batch}: the checked table)
 
 
 TABLE_CHECKS = (
-    TableCheck(f"at most {CORE_CAP} active inferred core per user", True, "expect_core_cap"),
+    TableCheck(f"at most {CORE_CAP} active inferred core per user", True, "expectations/expect_core_cap"),
     TableCheck(
-        "no two active signals of a user with the same text in one scope", True, "expect_unique_active_text"
+        "no two active signals of a user with the same text in one scope",
+        True,
+        "expectations/expect_unique_active_text",
     ),
-    TableCheck("every inferred signal has evidence", True, "expect_inferred_evidence"),
-    TableCheck("context views refreshed for every user this run changed", False, "expect_views_fresh"),
-    TableCheck("summaries current for every user this run changed", False, "expect_summaries_current"),
+    TableCheck("every inferred signal has evidence", True, "expectations/expect_inferred_evidence"),
+    TableCheck(
+        "context views refreshed for every user this run changed", False, "expectations/expect_views_fresh"
+    ),
+    TableCheck(
+        "summaries current for every user this run changed", False, "expectations/expect_summaries_current"
+    ),
 )
 
 
@@ -152,9 +158,9 @@ def _check_tables(settings: Settings, url: str, run_id: UUID, everyone: bool) ->
         batch = asset.add_batch_definition_whole_table("all").get_batch()
     suite = gx.ExpectationSuite(name="tables")
     for check in TABLE_CHECKS:
-        if check.sql_name == "expect_summaries_current" and not settings.summaries:
+        if check.sql_name == "expectations/expect_summaries_current" and not settings.summaries:
             continue
-        sql = _scoped(query(settings, check.sql_name), UUID(str(run_id)), everyone)
+        sql = _scoped(query(check.sql_name), UUID(str(run_id)), everyone)
         suite.add_expectation(
             gx.expectations.UnexpectedRowsExpectation(
                 unexpected_rows_query=sql,

@@ -16,7 +16,7 @@ from agent_signals.store.sqlfiles import query
 
 @dataclass(frozen=True)
 class BatchOut:
-    """A batch not collected yet (sql/queries/batches_out.sql); `-` for a provider id or word not known."""
+    """A batch not collected yet (sql/queries/batch_report/batches_out.sql); `-` for a provider id or word not known."""
 
     batch_key: UUID
     provider_batch_id: str
@@ -47,7 +47,7 @@ class FoundBatch:
 
 def batches_out(conn: psycopg.Connection, settings: Settings) -> list[BatchOut]:
     """The batches not collected yet, oldest first."""
-    return [BatchOut(*row) for row in conn.execute(query(settings, "batches_out")).fetchall()]
+    return [BatchOut(*row) for row in conn.execute(query("batch_report/batches_out")).fetchall()]
 
 
 def find_batch(conn: psycopg.Connection, settings: Settings, key: str) -> FoundBatch | None:
@@ -56,11 +56,11 @@ def find_batch(conn: psycopg.Connection, settings: Settings, key: str) -> FoundB
         batch_key: UUID | None = UUID(key)
     except ValueError:
         batch_key = None
-    row = conn.execute(query(settings, "find_batch"), {"batch_key": batch_key, "key": key}).fetchone()
+    row = conn.execute(query("batch_report/find_batch"), {"batch_key": batch_key, "key": key}).fetchone()
     return FoundBatch(*row) if row else None
 
 
 def note_provider_status(conn: psycopg.Connection, settings: Settings, batch_key: UUID, status: str) -> None:
     """The provider's word on a batch still `submitted` (after a cancel: cancelling, cancelled); the next run
     reads the batch again and records how it ended."""
-    conn.execute(query(settings, "batch_seen"), {"batch_key": batch_key, "provider_status": status})
+    conn.execute(query("shared/batch_seen"), {"batch_key": batch_key, "provider_status": status})

@@ -26,10 +26,10 @@ def context_block(
 ) -> ContextBlock | None:
     """The user's row of context.user_context (of context.agent_context for an agent), None when it has none;
     an error when the views were never built."""
-    name, params = ("agent_context", {"user_id": user_id, "agent_id": agent_id}) if agent_id else (
-        "user_context", {"user_id": user_id})  # fmt: skip
+    name, params = ("context_views/agent_context", {"user_id": user_id, "agent_id": agent_id}) if agent_id else (
+        "context_views/user_context", {"user_id": user_id})  # fmt: skip
     try:
-        row = conn.execute(query(settings, name), params).fetchone()
+        row = conn.execute(query(name), params).fetchone()
     except psycopg.errors.UndefinedTable:
         raise AgentSignalsError(
             "the context views do not exist yet",
@@ -40,7 +40,7 @@ def context_block(
 
 @dataclass(frozen=True)
 class MissingContext:
-    """What decides why a user has no row in a context view (sql/queries/context_missing.sql)."""
+    """What decides why a user has no row in a context view (sql/queries/context_views/context_missing.sql)."""
 
     conversations: int
     flagged: int
@@ -58,7 +58,7 @@ class MissingContext:
 def missing_context(
     conn: psycopg.Connection, settings: Settings, user_id: str, agent_id: str | None = None
 ) -> MissingContext:
-    row = conn.execute(query(settings, "context_missing"), {"user_id": user_id, "agent_id": agent_id})
+    row = conn.execute(query("context_views/context_missing"), {"user_id": user_id, "agent_id": agent_id})
     return MissingContext(*row.fetchone())
 
 
@@ -148,4 +148,4 @@ def explain_missing(user: str, agent: str | None, why: MissingContext) -> AgentS
 
 def clear_all_dirty(conn: psycopg.Connection, settings: Settings, refresh_started: datetime) -> None:
     """After a full rebuild that started at refresh_started: every user changed before it is clean."""
-    conn.execute(query(settings, "clear_all_dirty"), {"refresh_started": refresh_started})
+    conn.execute(query("context_views/clear_all_dirty"), {"refresh_started": refresh_started})

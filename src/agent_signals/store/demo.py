@@ -96,7 +96,7 @@ def score(
             category.update(((cid, label.message_id), label.category) for label in conv.labels)
     durable = {key for key, value in category.items() if value == "durable"}
     cited: dict[object, set[tuple[str, str]]] = {}
-    for signal_id, _user, cid, mid in conn.execute(query(settings, "evidence_messages")):
+    for signal_id, _user, cid, mid in conn.execute(query("demo/evidence_messages")):
         cited.setdefault(signal_id, set()).add((cid, mid))
     wrong = Counter(
         category.get(min(messages), "unlabelled") for messages in cited.values() if not messages & durable

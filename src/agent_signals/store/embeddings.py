@@ -18,7 +18,7 @@ async def missing(
     conn: psycopg.AsyncConnection, settings: Settings, user_id: str | None, limit: int
 ) -> list[tuple[object, str]]:
     """Up to `limit` signals (of one user, or of all) with no embedding: (signal_id, content)."""
-    cur = await conn.execute(query(settings, "missing_embeddings"), {"user_id": user_id, "limit": limit})
+    cur = await conn.execute(query("embeddings/missing_embeddings"), {"user_id": user_id, "limit": limit})
     return await cur.fetchall()
 
 
@@ -29,5 +29,5 @@ async def store(
     async with conn.transaction():
         for signal_id, vector in vectors:
             await conn.execute(
-                query(settings, "set_embedding"), {"signal_id": signal_id, "embedding": vector_text(vector)}
+                query("embeddings/set_embedding"), {"signal_id": signal_id, "embedding": vector_text(vector)}
             )

@@ -31,7 +31,7 @@ def _with_evidence(rows: list[tuple]) -> list[SignalRow]:
 def stored_signals(conn: psycopg.Connection, settings: Settings) -> list[SignalRow]:
     """The inferred signals an evaluation run stored (active, archived or ended: a fact whose validity ended
     was still extracted; merged ones are out), by user and text."""
-    return _with_evidence(conn.execute(query(settings, "eval_signals")).fetchall())
+    return _with_evidence(conn.execute(query("evaluation/eval_signals")).fetchall())
 
 
 async def open_rehearsal_run(
@@ -40,7 +40,7 @@ async def open_rehearsal_run(
     """A replay's run row, inside the user's rehearsal transaction (always rolled back): what apply records
     refers to a run, and a replay leaves no ledger row behind."""
     params = {"run_id": run_id, "model": model, "prompt_version": prompt_version}
-    await conn.execute(query(settings, "rehearsal_run"), params)
+    await conn.execute(query("evaluation/rehearsal_run"), params)
 
 
 async def window_signals(
@@ -49,5 +49,5 @@ async def window_signals(
     """A user's active inferred signals citing a message of the window, by text; with `set_aside` (the read
     before apply, inside the rehearsal transaction) they are also set aside so that apply passes over them."""
     params = {**window.params, "user_id": user_id, "set_aside": set_aside}
-    cur = await conn.execute(query(settings, "replay_stored_signals"), params)
+    cur = await conn.execute(query("evaluation/replay_stored_signals"), params)
     return _with_evidence(await cur.fetchall())

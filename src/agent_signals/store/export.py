@@ -89,14 +89,14 @@ def snapshot(conn: psycopg.Connection, settings: Settings) -> Iterator[None]:
     """A read-only repeatable-read transaction (timestamps in UTC) for the block: every view of an export is
     read from one snapshot. `conn` is in autocommit mode (store.db.session)."""
     with conn.transaction():
-        conn.execute(query(settings, "export_snapshot"))
+        conn.execute(query("export/export_snapshot"))
         yield
 
 
 def view_columns(conn: psycopg.Connection, settings: Settings, view: str) -> tuple[Column, ...]:
     """The view's columns in order; an error saying how to build it when it does not exist yet."""
     assert view in VIEWS, view  # chosen_views checked it
-    rows = conn.execute(query(settings, "export_view_columns"), {"relation": view}).fetchall()
+    rows = conn.execute(query("export/export_view_columns"), {"relation": view}).fetchall()
     if not rows:
         raise AgentSignalsError(
             f"{view} does not exist yet: the views were never built in this database",

@@ -176,9 +176,9 @@ def write(conn: psycopg.Connection, settings: Settings, stage: Callable[[], None
     Any LoadError raised by `stage` or the checks rolls everything back."""
     try:
         with conn.transaction():
-            conn.execute(query(settings, "load_staging_tables"))
+            conn.execute(query("load/load_staging_tables"))
             stage()
-            conn.execute(query(settings, "load_analyze_staging"))
+            conn.execute(query("load/load_analyze_staging"))
             return _apply(conn, settings)
     except psycopg.DataError as exc:  # text that validation let through and this server still refuses
         raise LoadError(
@@ -209,14 +209,14 @@ def _copy_file(conn: psycopg.Connection, data: ConversationsFile) -> None:
 
 
 def _apply(conn: psycopg.Connection, settings: Settings) -> LoadResult:
-    clash = conn.execute(query(settings, "load_owner_clash")).fetchone()
+    clash = conn.execute(query("load/load_owner_clash")).fetchone()
     if clash:
         raise LoadError(
             f"conversation {clash[0]!r} belongs to user {clash[1]!r} in the database but to {clash[2]!r} "
             "in the file",
             hint="nothing was loaded; a conversation cannot change owner",
         )
-    differs = conn.execute(query(settings, "load_changed_messages")).fetchone()
+    differs = conn.execute(query("load/load_changed_messages")).fetchone()
     if differs:
         conversation_id, message_id, fields, count = differs
         more = f" ({count} messages differ)" if count > 1 else ""
@@ -226,7 +226,7 @@ def _apply(conn: psycopg.Connection, settings: Settings) -> LoadResult:
             hint="nothing was loaded; give a changed message a new message_id (a message without one is "
             "numbered by its position: append new messages at the end of a conversation)",
         )
-    new, changed = conn.execute(query(settings, "load_upsert_conversations")).fetchone()
-    messages_new = conn.execute(query(settings, "load_insert_messages")).rowcount
+    new, changed = conn.execute(query("load/load_upsert_conversations")).fetchone()
+    messages_new = conn.execute(query("load/load_insert_messages")).rowcount
     total = conn.execute("select count(*) from load_messages").fetchone()[0]
     return LoadResult(new or 0, changed or 0, messages_new, total - messages_new)

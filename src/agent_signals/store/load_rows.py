@@ -59,7 +59,7 @@ def store_file(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Fo
 
 
 def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format) -> None:
-    conn.execute(query(settings, "load_rows_table"))
+    conn.execute(query("load_rows/load_rows_table"))
     copy_sql = f"copy load_rows (row_number, {', '.join(COLUMNS)}) from stdin (format csv)"
     rows = 0
     for batch in batches(path, fmt):
@@ -70,7 +70,7 @@ def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format
         rows += batch.height
     if rows == 0:
         raise LoadError(f"{path}: no rows", hint=NOTHING)
-    duplicate = conn.execute(query(settings, "load_rows_duplicate")).fetchone()
+    duplicate = conn.execute(query("load_rows/load_rows_duplicate")).fetchone()
     if duplicate:
         row, conversation_id, message_id, first = duplicate
         raise LoadError(
@@ -78,7 +78,7 @@ def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format
             f"twice (first at row {first})",
             hint=NOTHING,
         )
-    differs = conn.execute(query(settings, "load_rows_conversation_differs")).fetchone()
+    differs = conn.execute(query("load_rows/load_rows_conversation_differs")).fetchone()
     if differs:
         row, conversation_id, column, first = differs
         raise LoadError(
@@ -86,7 +86,7 @@ def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format
             f"{conversation_id!r} (a conversation's user_id, channel, agent_id and extract are the same on all its rows)",
             hint=NOTHING,
         )
-    conn.execute(query(settings, "load_rows_split"))
+    conn.execute(query("load_rows/load_rows_split"))
 
 
 def batches(path: Path, fmt: Format) -> Iterator[pl.DataFrame]:

@@ -1,4 +1,4 @@
-"""Ordered migrations from sql/migrations (mNNN_name.sql), each applied in its own transaction and recorded;
+"""Ordered migrations from the package's sql/migrations (mNNN_name.sql), each applied in its own transaction and recorded;
 then the shared limits of limits.py written into signals.limits (SQL reads them through signals.limit)."""
 
 from __future__ import annotations
@@ -6,14 +6,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import psycopg
 
 from agent_signals import limits
 from agent_signals.config import Settings
 from agent_signals.errors import SchemaError
-from agent_signals.store.sqlfiles import query
+from agent_signals.store.sqlfiles import query, sql_files
 
 MIGRATION_FILE = re.compile(r"^(m\d{3})_([a-z0-9_]+)\.sql$")
 LOCK_KEY = 0x5167_6E61  # one migrator at a time, whatever the number of processes
@@ -23,27 +22,26 @@ LOCK_KEY = 0x5167_6E61  # one migrator at a time, whatever the number of process
 class Migration:
     version: str
     name: str
-    path: Path
-
-    @property
-    def sql(self) -> str:
-        return self.path.read_text(encoding="utf-8")
+    sql: str
 
     @property
     def checksum(self) -> str:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
-def available(settings: Settings) -> list[Migration]:
+def available() -> list[Migration]:
+    """The migrations of the package (sql/migrations/mNNN_name.sql), in version order."""
     found = []
-    for path in sorted((settings.sql_dir / "migrations").glob("*.sql")):
-        match = MIGRATION_FILE.match(path.name)
+    for file_name, text in sql_files("migrations"):
+        match = MIGRATION_FILE.match(file_name)
         if not match:
-            raise SchemaError(f"{path} is not named mNNN_name.sql", hint="rename the file")
-        found.append(Migration(match[1], match[2], path))
+            raise SchemaError(
+                f"sql/migrations/{file_name} is not named mNNN_name.sql", hint="rename the file"
+            )
+        found.append(Migration(match[1], match[2], text))
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
-        raise SchemaError(f"two migration files share a version in {settings.sql_dir / 'migrations'}")
+        raise SchemaError("two migration files of sql/migrations share a version")
     return found
 
 
@@ -82,7 +80,7 @@ def _check_history(known: dict[str, Migration], done: dict[str, str]) -> None:
 
 def check_current(conn: psycopg.Connection, settings: Settings) -> None:
     """Refuse to run against a schema that is missing, behind, ahead of, or different from this code."""
-    known = {m.version: m for m in available(settings)}
+    known = {m.version: m for m in available()}
     done = applied(conn)
     _check_history(known, done)
     missing = sorted(set(known) - set(done))
@@ -91,13 +89,13 @@ def check_current(conn: psycopg.Connection, settings: Settings) -> None:
             f"the database schema is not up to date (pending: {', '.join(missing)})",
             hint="run `agent-signals db migrate`",
         )
-    check_limits(conn, settings)
+    check_limits(conn)
     check_embedding_dimension(conn, settings)
 
 
-def check_limits(conn: psycopg.Connection, settings: Settings) -> None:
+def check_limits(conn: psycopg.Connection) -> None:
     """The database's limits (signals.limits) are this code's (limits.py): else SQL would enforce others."""
-    stored = dict(conn.execute(query(settings, "read_limits")).fetchall())
+    stored = dict(conn.execute(query("migrate/read_limits")).fetchall())
     wanted = limits.by_name()
     if stored != wanted:
         differ = sorted(set(stored) | set(wanted))
@@ -111,16 +109,16 @@ def check_limits(conn: psycopg.Connection, settings: Settings) -> None:
         )
 
 
-def write_limits(conn: psycopg.Connection, settings: Settings) -> None:
+def write_limits(conn: psycopg.Connection) -> None:
     """Write limits.py's values into signals.limits (an upsert; a limit no longer defined goes)."""
     named = limits.by_name()
     with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
-        conn.execute(query(settings, "write_limits"), {"names": list(named), "values": list(named.values())})
+        conn.execute(query("migrate/write_limits"), {"names": list(named), "values": list(named.values())})
 
 
 def check_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
-    declared, embedded = conn.execute(query(settings, "embedding_column")).fetchone()
+    declared, embedded = conn.execute(query("migrate/embedding_column")).fetchone()
     wanted = f"vector({settings.embedding_dim})"
     if declared == "vector":
         raise SchemaError("the embedding column has no dimension yet", hint="run `agent-signals db migrate`")
@@ -136,18 +134,18 @@ def set_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> Non
     """Give the embedding column the configured dimension, once, while nothing is embedded yet."""
     with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
-        declared, embedded = conn.execute(query(settings, "embedding_column")).fetchone()
+        declared, embedded = conn.execute(query("migrate/embedding_column")).fetchone()
         if declared == "vector" or (embedded == 0 and declared != f"vector({settings.embedding_dim})"):
-            conn.execute(query(settings, "set_embedding_dimension").format(dim=int(settings.embedding_dim)))
+            conn.execute(query("migrate/set_embedding_dimension").format(dim=int(settings.embedding_dim)))
 
 
 def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
     """Apply every pending migration and write the limits; returns the versions applied now. Idempotent."""
     check_vector(conn)
-    known = {m.version: m for m in available(settings)}
+    known = {m.version: m for m in available()}
     with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
-        conn.execute(query(settings, "bootstrap_migrations"))
+        conn.execute(query("migrate/bootstrap_migrations"))
     now_applied = []
     for migration in known.values():
         with conn.transaction():
@@ -158,10 +156,10 @@ def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
                 continue
             conn.execute(migration.sql)
             conn.execute(
-                query(settings, "record_migration"),
+                query("migrate/record_migration"),
                 {"version": migration.version, "name": migration.name, "checksum": migration.checksum},
             )
         now_applied.append(migration.version)
-    write_limits(conn, settings)
+    write_limits(conn)
     set_embedding_dimension(conn, settings)
     return now_applied

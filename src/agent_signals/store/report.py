@@ -35,9 +35,7 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
         *[f"| {action} | {count} |" for action, count in summary["actions"].items()],
     ]
     if conn is not None:
-        rows = conn.execute(
-            query(settings, "run_actions_by_bucket"), {"run_id": summary["run_id"]}
-        ).fetchall()
+        rows = conn.execute(query("report/run_actions_by_bucket"), {"run_id": summary["run_id"]}).fetchall()
         if rows:
             lines += ["", "## Changes by bucket", "", "| action | bucket | signals |", "|---|---|---:|"]
             lines += [f"| {action} | {bucket} | {count} |" for action, bucket, count in rows]
@@ -62,9 +60,7 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
         lines += batches_section(conn, settings)
     lines += ["", f"## Failures ({summary['failures']})", ""]
     failures = (
-        conn.execute(query(settings, "run_failures"), {"run_id": summary["run_id"]}).fetchall()
-        if conn
-        else []
+        conn.execute(query("report/run_failures"), {"run_id": summary["run_id"]}).fetchall() if conn else []
     )
     if failures:
         lines += ["| user | stage | kind | message |", "|---|---|---|---|"]

@@ -43,7 +43,7 @@ class Approved:
 
 def pending(conn: psycopg.Connection, settings: Settings, user_id: str | None = None) -> list[PendingSignal]:
     """The signals waiting for review, of one user or of all, oldest first."""
-    rows = conn.execute(query(settings, "review_list"), {"user_id": user_id}).fetchall()
+    rows = conn.execute(query("review/review_list"), {"user_id": user_id}).fetchall()
     return [PendingSignal(*row) for row in rows]
 
 
@@ -53,14 +53,14 @@ def find(
     """(signal id, user, status) of the signal with this id (any status), or, with none, of up to two
     pending signals whose id starts with `prefix`."""
     params = {"signal_id": signal_id, "prefix": prefix}
-    return [tuple(row) for row in conn.execute(query(settings, "review_find"), params).fetchall()]
+    return [tuple(row) for row in conn.execute(query("review/review_find"), params).fetchall()]
 
 
 def approve(conn: psycopg.Connection, settings: Settings, signal_id: UUID, actor: str) -> Approved:
     """signals.review_approve in its own transaction (a savepoint inside another)."""
     with conn.transaction():
         row = conn.execute(
-            query(settings, "review_approve"), {"signal_id": signal_id, "actor": actor}
+            query("review/review_approve"), {"signal_id": signal_id, "actor": actor}
         ).fetchone()
     return Approved(*row)
 
@@ -68,4 +68,4 @@ def approve(conn: psycopg.Connection, settings: Settings, signal_id: UUID, actor
 def reject(conn: psycopg.Connection, settings: Settings, signal_id: UUID, actor: str) -> None:
     """signals.review_reject in its own transaction (a savepoint inside another)."""
     with conn.transaction():
-        conn.execute(query(settings, "review_reject"), {"signal_id": signal_id, "actor": actor})
+        conn.execute(query("review/review_reject"), {"signal_id": signal_id, "actor": actor})

@@ -28,7 +28,7 @@ async def record(conn: psycopg.AsyncConnection, settings: Settings, run_id, unre
     if not pairs:
         return
     await conn.execute(
-        query(settings, "record_calls"),
+        query("run_calls/record_calls"),
         {
             "run_id": run_id,
             "purposes": [purpose for purpose, _mode in pairs],

@@ -210,18 +210,18 @@ class RunStats:
 async def lock_users(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> list[str]:
     """Take the run-level lock of each user that no other run holds (session locks on the run's own
     connection: released when it ends, or by PostgreSQL if the process dies). Returns the users locked."""
-    cur = await conn.execute(query(settings, "try_lock_users"), {"user_ids": user_ids})
+    cur = await conn.execute(query("runs/try_lock_users"), {"user_ids": user_ids})
     return [row[0] for row in await cur.fetchall()]
 
 
 async def unlock_users(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
     if user_ids:
-        await conn.execute(query(settings, "unlock_users"), {"user_ids": user_ids})
+        await conn.execute(query("runs/unlock_users"), {"user_ids": user_ids})
 
 
 async def abandon_dead_runs(conn: psycopg.AsyncConnection, settings: Settings) -> list[UUID]:
     async with conn.transaction():
-        cur = await conn.execute(query(settings, "abandon_dead_runs"))
+        cur = await conn.execute(query("runs/abandon_dead_runs"))
         return [row[0] for row in await cur.fetchall()]
 
 
@@ -243,9 +243,9 @@ async def start_run(
     asks no model, stages/idle.py's)."""
     if kind not in RUN_KINDS:
         raise ValueError(f"run kind must be one of {RUN_KINDS}, got {kind!r}")
-    await conn.execute(query(settings, "hold_run_lock"), {"run_id": run_id})
+    await conn.execute(query("runs/hold_run_lock"), {"run_id": run_id})
     await conn.execute(
-        query(settings, "start_run"),
+        query("runs/start_run"),
         {
             "run_id": run_id,
             "kind": kind,
@@ -272,7 +272,7 @@ async def update_run(
     row's call figures are read."""
     await run_calls.record(conn, settings, run_id, stats.unrecorded)
     await conn.execute(
-        query(settings, "update_run"),
+        query("runs/update_run"),
         {**stats.as_params(), "run_id": run_id, "status": status, "error": _redact(error) if error else None},
     )
 
@@ -280,7 +280,7 @@ async def update_run(
 async def end_sessions(conn: psycopg.AsyncConnection, settings: Settings, application_name: str) -> None:
     """End the database sessions of an interrupted run (their transactions roll back: those users stay
     pending)."""
-    await conn.execute(query(settings, "end_run_sessions"), {"application_name": application_name})
+    await conn.execute(query("runs/end_run_sessions"), {"application_name": application_name})
 
 
 @dataclass(frozen=True)
@@ -296,7 +296,7 @@ class Committed:
 
 async def committed_by_run(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> Committed:
     """What a run committed, read from the events, watermarks, failures and slices it wrote."""
-    cur = await conn.execute(query(settings, "committed_by_run"), {"run_id": run_id})
+    cur = await conn.execute(query("runs/committed_by_run"), {"run_id": run_id})
     return Committed(*await cur.fetchone())
 
 
@@ -306,7 +306,7 @@ async def record_shard_run(
 ) -> None:  # fmt: skip
     """The figures of a shard processed as its own flow run (ops.run_shards), for the run that handed it out."""
     await conn.execute(
-        query(settings, "record_shard_run"),
+        query("runs/record_shard_run"),
         {"run_id": run_id, "batch": batch, "shard": shard, "part": part, "flow_run_id": flow_run_id,
          "stats": Jsonb(stats.aggregates())},
     )  # fmt: skip
@@ -316,7 +316,7 @@ async def shard_run_stats(
     conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID, batch: UUID
 ) -> list[RunStats]:
     """The figures one hand-out of shard flow runs left (see record_shard_run)."""
-    cur = await conn.execute(query(settings, "shard_run_stats"), {"run_id": run_id, "batch": batch})
+    cur = await conn.execute(query("runs/shard_run_stats"), {"run_id": run_id, "batch": batch})
     return [RunStats.from_aggregates(stats) for _shard, _part, stats in await cur.fetchall()]
 
 
@@ -324,7 +324,7 @@ async def finished_slices(
     conn: psycopg.AsyncConnection, settings: Settings, backfill_key: str
 ) -> set[datetime]:
     """The slices of a backfill (by its key) that a run finished cleanly: not redone."""
-    cur = await conn.execute(query(settings, "finished_slices"), {"backfill_key": backfill_key})
+    cur = await conn.execute(query("runs/finished_slices"), {"backfill_key": backfill_key})
     return {row[0] for row in await cur.fetchall()}
 
 
@@ -333,7 +333,7 @@ async def record_slice(
     run_id: UUID, users: int, messages: int,
 ) -> None:  # fmt: skip
     await conn.execute(
-        query(settings, "record_slice"),
+        query("runs/record_slice"),
         {"backfill_key": backfill_key, "slice_start": start, "slice_end": end, "run_id": run_id,
          "users": users, "messages": messages},
     )  # fmt: skip
@@ -367,14 +367,14 @@ async def record_failure(
     async with conn.transaction():
         earlier: list[list[retries.Read]] = []
         if counted:
-            cur = await conn.execute(query(settings, "counted_failures"), {"user_id": user_id})
+            cur = await conn.execute(query("runs/counted_failures"), {"user_id": user_id})
             earlier = [
                 [(m["conversation_id"], m["message_id"]) for m in row[0]] for row in await cur.fetchall()
             ]
         attempt = len(earlier) + 1 if counted else 0
         give_up = counted and retries.gives_up(settings, attempt)
         await conn.execute(
-            query(settings, "record_failure"),
+            query("runs/record_failure"),
             {
                 "run_id": run_id,
                 "user_id": user_id,
@@ -393,7 +393,7 @@ async def record_failure(
             return RecordedFailure(attempt, 0)
         aside = retries.offending([*earlier, list(read)])
         cur = await conn.execute(
-            query(settings, "set_aside_messages"),
+            query("runs/set_aside_messages"),
             {
                 "user_id": user_id,
                 "conversation_ids": [c for c, _m in aside],
@@ -403,5 +403,5 @@ async def record_failure(
                 "run_id": run_id,
             },
         )
-        await conn.execute(query(settings, "resolve_failures"), {"user_ids": [user_id], "run_id": run_id})
+        await conn.execute(query("shared/resolve_failures"), {"user_ids": [user_id], "run_id": run_id})
         return RecordedFailure(attempt, cur.rowcount)

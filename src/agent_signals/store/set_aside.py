@@ -33,7 +33,7 @@ def list_set_aside(
     user_id: str | None = None,
     include_released: bool = False,
 ) -> list[SetAside]:
-    rows = conn.execute(query(settings, "list_set_aside"), {"user_id": user_id, "all": include_released})
+    rows = conn.execute(query("set_aside/list_set_aside"), {"user_id": user_id, "all": include_released})
     return [SetAside(*row) for row in rows.fetchall()]
 
 
@@ -52,7 +52,7 @@ def release(
             hint="give their ids (`agent-signals set-aside list`), --user or --all",
         )
     params = {"ids": list(ids), "user_id": user_id, "everything": everything}
-    released = [tuple(row) for row in conn.execute(query(settings, "release_set_aside"), params).fetchall()]
+    released = [tuple(row) for row in conn.execute(query("set_aside/release_set_aside"), params).fetchall()]
     if not released:
         raise AgentSignalsError(
             "no held message matches", hint="`agent-signals set-aside list` shows the messages still held"

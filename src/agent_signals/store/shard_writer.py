@@ -219,12 +219,12 @@ class ShardWriter:
 
     async def _rows(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         cur = self.conn.cursor(row_factory=dict_row)
-        await cur.execute(query(self.settings, name), params)
+        await cur.execute(query(name), params)
         return await cur.fetchall() if cur.description else []
 
     async def begin(self, user_ids: Sequence[str]) -> None:
         """The users' write locks (user id order)."""
-        await self._rows("lock_users", {"user_ids": sorted(user_ids)})
+        await self._rows("shared/lock_users", {"user_ids": sorted(user_ids)})
 
     async def _stage(self, table: str, rows: Iterable[tuple]) -> None:
         """Rows COPYed into a staging table (m019) under this transaction's key."""
@@ -252,7 +252,8 @@ class ShardWriter:
             for seq, (user_id, _prov, p, _held) in enumerate(proposals)
         ))  # fmt: skip
         resolved = await self._rows(
-            "apply_resolve", {"batch": self.key, "threshold": self.settings.near_duplicate_similarity}
+            "shard_writer/apply_resolve",
+            {"batch": self.key, "threshold": self.settings.near_duplicate_similarity},
         )
         creates: list[_Create] = []
         syncs: list[_Sync] = []
@@ -358,7 +359,8 @@ class ShardWriter:
             created = {
                 row["signal_id"]: row["status"]
                 for row in await self._rows(
-                    "apply_create", {"batch": self.key, **decay.query_params(self.settings, self.at)}
+                    "shard_writer/apply_create",
+                    {"batch": self.key, **decay.query_params(self.settings, self.at)},
                 )
             }
             taken = []
@@ -389,7 +391,7 @@ class ShardWriter:
         ))  # fmt: skip
         new = {
             row["signal_id"]: row["new"]
-            for row in await self._rows("apply_cite", {"batch": self.key, "run_id": self.run_id})
+            for row in await self._rows("shard_writer/apply_cite", {"batch": self.key, "run_id": self.run_id})
         }
         kept = []
         for s in syncs:
@@ -407,7 +409,7 @@ class ShardWriter:
         if not by_id:
             return
         given = list(by_id.values())
-        rows = await self._rows("apply_validity", {
+        rows = await self._rows("shard_writer/apply_validity", {
             "signal_ids": list(by_id), "modes": [b.mode for b in given], "valid_from": [b.valid_from for b in given],
             "valid_to": [b.valid_to for b in given], "said_at": [b.said_at for b in given],
             "prompt_versions": [b.prov.prompt_version for b in given], "models": [b.prov.model for b in given],
@@ -426,7 +428,7 @@ class ShardWriter:
             return
         after = {
             row["signal_id"]: row["snapshot"]
-            for row in await self._rows("sync_mentions", {"signal_ids": [s.signal_id for s in syncs]})
+            for row in await self._rows("shared/sync_mentions", {"signal_ids": [s.signal_id for s in syncs]})
         }
         await self._events([
             (s.signal_id, s.user_id, "reinforce", "pipeline", s.prov, s.before, after[s.signal_id]) for s in syncs
@@ -442,7 +444,8 @@ class ShardWriter:
     async def core_signals(self, user_ids: Sequence[str]) -> dict[str, tuple[list[CoreRow], list[OwnRow]]]:
         """By user: the active inferred core signals, oldest first (locked), and the user's own signals."""
         rows = await self._rows(
-            "apply_cap_signals", {"user_ids": list(user_ids), **decay.query_params(self.settings, self.at)}
+            "shard_writer/apply_cap_signals",
+            {"user_ids": list(user_ids), **decay.query_params(self.settings, self.at)},
         )
         found: dict[str, tuple[list[CoreRow], list[OwnRow]]] = {u: ([], []) for u in user_ids}
         for r in rows:
@@ -462,19 +465,21 @@ class ShardWriter:
         copied: list[Any] = []
         for row in absorbed:
             (result,) = await self._rows(
-                "absorb_signal",
+                "shard_writer/absorb_signal",
                 {"signal_id": row.signal_id, "survivor_id": survivor.signal_id, "run_id": self.run_id},
             )
             copied.extend(result["copied"])
         normalized = normalize_content(content)
-        clash = await self._rows("find_signal_by_text", {"user_id": user_id, "normalized": normalized})
+        clash = await self._rows(
+            "shard_writer/find_signal_by_text", {"user_id": user_id, "normalized": normalized}
+        )
         if not clash or clash[0]["signal_id"] == survivor.signal_id:
             await self._rows(
-                "rewrite_signal",
+                "shared/rewrite_signal",
                 {"signal_id": survivor.signal_id, "content": content, "normalized": normalized,
                  "kind": survivor.kind, "tier": "core", "embedding": None},
             )  # fmt: skip
-        (after,) = await self._rows("sync_mentions", {"signal_ids": [survivor.signal_id]})
+        (after,) = await self._rows("shared/sync_mentions", {"signal_ids": [survivor.signal_id]})
         await self._events([(
             survivor.signal_id, user_id, "merge", "reconciler", prov,
             {"survivor": survivor.snapshot, "absorbed": [r.snapshot for r in absorbed]},
@@ -484,7 +489,7 @@ class ShardWriter:
 
     async def demote(self, user_id: str, prov: Provenance, row: CoreRow, reason: str) -> None:
         """A core signal to contextual; `reason` says who decided (reconciler, cap_rule)."""
-        (after,) = await self._rows("set_tier", {"signal_id": row.signal_id, "tier": "contextual"})
+        (after,) = await self._rows("shared/set_tier", {"signal_id": row.signal_id, "tier": "contextual"})
         await self._events([
             (row.signal_id, user_id, "demote", "reconciler", prov, row.snapshot, {**after["snapshot"], "reason": reason})
         ])  # fmt: skip
@@ -497,7 +502,7 @@ class ShardWriter:
         if not summaries:
             return
         written = await self._rows(
-            "apply_summaries",
+            "shard_writer/apply_summaries",
             {
                 "user_ids": [u for u, _p, _s in summaries],
                 "summaries": [" ".join(s.split()) for _u, _p, s in summaries],
@@ -533,18 +538,20 @@ class ShardWriter:
         last = [(u.user_id, m) for u in users for m in last_read(u.read)]
         if last:
             await self._rows(
-                "advance_watermark",
+                "shard_writer/advance_watermark",
                 {"conversation_ids": [m.conversation_id for _u, m in last], "user_ids": [u for u, _m in last],
                  "message_ats": [m.created_at for _u, m in last], "message_ids": [m.message_id for _u, m in last],
                  "run_id": self.run_id},
             )  # fmt: skip
         read = [m for u in users for m in u.read]
         await self._rows(
-            "mark_read_again",
+            "shard_writer/mark_read_again",
             {"conversation_ids": [m.conversation_id for m in read], "message_ids": [m.message_id for m in read],
              "run_id": self.run_id},
         )  # fmt: skip
-        await self._rows("resolve_failures", {"user_ids": [u.user_id for u in users], "run_id": self.run_id})
+        await self._rows(
+            "shared/resolve_failures", {"user_ids": [u.user_id for u in users], "run_id": self.run_id}
+        )
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ class ListedSignal:
 
 def user_exists(conn: psycopg.Connection, settings: Settings, user_id: str) -> bool:
     """Whether the user has conversations or signals."""
-    return conn.execute(query(settings, "user_exists"), {"user_id": user_id}).fetchone()[0]
+    return conn.execute(query("signals_admin/user_exists"), {"user_id": user_id}).fetchone()[0]
 
 
 def require_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
@@ -51,11 +51,11 @@ def list_signals(
     unless include_inactive (archived, ended, merged and deleted too, and those held for review: pending,
     rejected)."""
     require_user(conn, settings, user_id)
-    rows = conn.execute(query(settings, "list_signals"), {"user_id": user_id, "all": include_inactive})
+    rows = conn.execute(query("signals_admin/list_signals"), {"user_id": user_id, "all": include_inactive})
     return [ListedSignal(*row) for row in rows.fetchall()]
 
 
 def sample_user(conn: psycopg.Connection, settings: Settings) -> str | None:
     """The user with the most active signals, or None when there is none."""
-    row = conn.execute(query(settings, "sample_user")).fetchone()
+    row = conn.execute(query("signals_admin/sample_user")).fetchone()
     return row[0] if row else None

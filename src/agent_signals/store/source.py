@@ -54,7 +54,7 @@ class Pending:
 async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, window: Window) -> list[Pending]:
     """Users with flagged user-role messages in the window (ids and counts: messages are read per shard),
     those waiting out a failure's backoff included (Pending.waiting)."""
-    cur = await conn.execute(query(settings, "scan_pending_users"), window.params)
+    cur = await conn.execute(query("shared/scan_pending_users"), window.params)
     return [
         Pending(user_id, messages, waiting)
         for user_id, messages, _conversations, waiting in await cur.fetchall()
@@ -94,7 +94,7 @@ async def load_shard(
 ) -> ShardFrames:
     """The shard's frames: its users' messages in the window and their known signals, one query each."""
     params = {"user_ids": user_ids, **window.params, **decay.query_params(settings, window.until)}
-    cur = await conn.execute(query(settings, "load_pending_messages"), params)
+    cur = await conn.execute(query("source/load_pending_messages"), params)
     messages = pl.DataFrame(await cur.fetchall(), schema=MESSAGES, orient="row")
     return ShardFrames(messages, await known_frame(conn, settings, user_ids))
 
@@ -103,7 +103,7 @@ async def known_frame(conn: psycopg.AsyncConnection, settings: Settings, user_id
     """The active signals shown to the model (all of each user's own, then at most KNOWN_SIGNALS_SHOWN
     inferred ones: core, then the most recently seen), a row each, in the order shown."""
     cur = await conn.execute(
-        query(settings, "load_known_signals"), {"user_ids": user_ids, "limit": KNOWN_SIGNALS_SHOWN}
+        query("source/load_known_signals"), {"user_ids": user_ids, "limit": KNOWN_SIGNALS_SHOWN}
     )
     rows = [(u, str(signal_id), *rest) for u, signal_id, *rest in await cur.fetchall()]
     return pl.DataFrame(rows, schema=KNOWN, orient="row")

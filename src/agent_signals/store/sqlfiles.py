@@ -1,18 +1,24 @@
-"""SQL lives in files under sql/; this module reads them (once per process)."""
+"""The SQL of the package, in agent_signals/sql/ (package data, found wherever the package is installed):
+each statement the store runs is a file of queries/, in the folder of the module that runs it (shared/: run
+by several); migrations/ and functions/ are read by store/migrate.py."""
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
-from agent_signals.config import Settings
+SQL: Traversable = files("agent_signals") / "sql"
 
 
 @cache
-def _read(project_dir: Path, name: str) -> str:
-    return (project_dir / "sql" / "queries" / f"{name}.sql").read_text(encoding="utf-8")
+def query(name: str) -> str:
+    """The text of sql/queries/NAME.sql, NAME being `module/statement` (named parameters in psycopg's
+    %(name)s style); read once per process."""
+    return (SQL / "queries" / f"{name}.sql").read_text(encoding="utf-8")
 
 
-def query(settings: Settings, name: str) -> str:
-    """The text of sql/queries/NAME.sql (named parameters in psycopg's %(name)s style)."""
-    return _read(settings.project_dir, name)
+def sql_files(folder: str) -> list[tuple[str, str]]:
+    """(file name, text) of each .sql file of sql/FOLDER, in the order of their names."""
+    found = [entry for entry in (SQL / folder).iterdir() if entry.name.endswith(".sql")]
+    return [(entry.name, entry.read_text(encoding="utf-8")) for entry in sorted(found, key=lambda e: e.name)]

@@ -25,19 +25,19 @@ class Candidate:
 async def candidates(conn: psycopg.AsyncConnection, settings: Settings) -> list[Candidate]:
     """Every user whose stored summary no longer matches their active signals (the dirty users among
     them), whoever consumed the dirty marks."""
-    cur = await conn.execute(query(settings, "summary_candidates"))
+    cur = await conn.execute(query("summaries/summary_candidates"))
     return [Candidate(*row) for row in await cur.fetchall()]
 
 
 async def signal_lines(conn: psycopg.AsyncConnection, settings: Settings, user_id: str) -> list[SummaryLine]:
     """What the user's summary is written from: their own signals, their core, their strongest contextual."""
-    cur = await conn.execute(query(settings, "summary_signals"), {"user_id": user_id})
+    cur = await conn.execute(query("summaries/summary_signals"), {"user_id": user_id})
     return [SummaryLine(*row) for row in await cur.fetchall()]
 
 
 async def delete(conn: psycopg.AsyncConnection, settings: Settings, user_id: str) -> None:
     """The user's summary removed (no active signal left to describe)."""
-    await conn.execute(query(settings, "delete_summary"), {"user_id": user_id})
+    await conn.execute(query("summaries/delete_summary"), {"user_id": user_id})
 
 
 async def write(
@@ -54,7 +54,7 @@ async def write(
     """The user's summary stored with the fingerprint it describes; nothing is written when the user's set
     changed since the fingerprint was taken (rebuilt later), whitespace folded to single spaces."""
     await conn.execute(
-        query(settings, "upsert_summary"),
+        query("summaries/upsert_summary"),
         {
             "user_id": candidate.user_id,
             "summary": " ".join(summary.split()),

@@ -24,17 +24,17 @@ async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run
     (an event of the run), the others recounted. Returns how many were retracted."""
     retracted = 0
     async with conn.transaction():
-        cur = await conn.execute(query(settings, "delete_orphan_evidence"))
+        cur = await conn.execute(query("upkeep/delete_orphan_evidence"))
         affected = sorted({row[0] for row in await cur.fetchall()})
         for signal_id in affected:
-            cur = await conn.execute(query(settings, "retract_signal"), {"signal_id": signal_id})
+            cur = await conn.execute(query("upkeep/retract_signal"), {"signal_id": signal_id})
             row = await cur.fetchone()
             if row is None:
-                await conn.execute(query(settings, "sync_mentions"), {"signal_ids": [signal_id]})
+                await conn.execute(query("shared/sync_mentions"), {"signal_ids": [signal_id]})
                 continue
             retracted += 1
             await conn.execute(
-                query(settings, "insert_event"),
+                query("shared/insert_event"),
                 {"signal_id": signal_id, "user_id": row[0], "run_id": run_id, "action": "retract",
                  "actor": "pipeline", "prompt_version": None, "model": None, "before": None,
                  "after": Jsonb(row[1])},
@@ -50,21 +50,21 @@ async def decay(
     scores of the dirty users' active inferred signals rewritten. `params`: core/decay.py's query_params and
     the run_id. Returns how many were (ended, archived)."""
     async with conn.transaction():
-        ended = (await (await conn.execute(query(settings, "end_due"), params)).fetchone())[0]
-        archived = (await (await conn.execute(query(settings, "archive_decayed"), params)).fetchone())[0]
-        await conn.execute(query(settings, "update_decay"), params)
+        ended = (await (await conn.execute(query("upkeep/end_due"), params)).fetchone())[0]
+        archived = (await (await conn.execute(query("upkeep/archive_decayed"), params)).fetchone())[0]
+        await conn.execute(query("upkeep/update_decay"), params)
     return ended, archived
 
 
 async def mark_dirty(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
     """These users' rows of the views are refreshed by the next refresh."""
-    await conn.execute(query(settings, "mark_dirty"), {"user_ids": user_ids})
+    await conn.execute(query("upkeep/mark_dirty"), {"user_ids": user_ids})
 
 
 async def mark_run_users_dirty(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
     """The users `run_id`'s refresh took marked dirty again (its table expectations failed on them): the
     next run checks them again."""
-    await conn.execute(query(settings, "mark_dirty_run"), {"run_id": run_id})
+    await conn.execute(query("upkeep/mark_dirty_run"), {"run_id": run_id})
 
 
 async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
@@ -74,8 +74,8 @@ async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, ru
     params = {"base_days": decay_of.base_days, "boost": decay_of.mention_boost,
               "score_step": formula.SCORE_STEP, "run_id": run_id}  # fmt: skip
     async with conn.transaction():
-        await conn.execute(query(settings, "take_dirty_users"), {"run_id": run_id})
-        await conn.execute(query(settings, "rescore_taken_users"), params)
+        await conn.execute(query("upkeep/take_dirty_users"), {"run_id": run_id})
+        await conn.execute(query("upkeep/rescore_taken_users"), params)
 
 
 async def clear_dirty_users(
@@ -89,13 +89,13 @@ async def clear_dirty_users(
     with the users to `keep` marked again (their summary failed: the next run tries again)."""
     async with conn.transaction():
         await conn.execute(
-            query(settings, "clear_dirty_users"), {"run_id": run_id, "refresh_started": refresh_started}
+            query("upkeep/clear_dirty_users"), {"run_id": run_id, "refresh_started": refresh_started}
         )
         if keep:
             await mark_dirty(conn, settings, keep)
 
 
 def pending_work(conn: psycopg.Connection, settings: Settings, params: dict[str, object]) -> list[str]:
-    """The kinds of work a run would have to do (sql/queries/pending_work.sql; empty: none). `params`:
+    """The kinds of work a run would have to do (sql/queries/upkeep/pending_work.sql; empty: none). `params`:
     core/decay.py's query_params and whether summaries are on."""
-    return [work for work, due in conn.execute(query(settings, "pending_work"), params) if due]
+    return [work for work, due in conn.execute(query("upkeep/pending_work"), params) if due]

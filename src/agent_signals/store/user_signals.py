@@ -31,7 +31,7 @@ def _call(conn: psycopg.Connection, settings: Settings, name: str, params: dict[
     AgentSignalsError with the function's message and hint."""
     try:
         with conn.transaction():
-            return conn.execute(query(settings, name), params).fetchone()[0]
+            return conn.execute(query(name), params).fetchone()[0]
     except REFUSALS as exc:
         raise AgentSignalsError(exc.diag.message_primary or str(exc), hint=exc.diag.message_hint) from None
 
@@ -49,7 +49,7 @@ def add(
     return _call(
         conn,
         settings,
-        "add_signal",
+        "user_signals/add_signal",
         {"user_id": user_id, "content": content, "kind": kind, "agent_id": agent_id},
     )
 
@@ -64,28 +64,28 @@ def edit(
 ) -> UUID:
     """signals.edit_signal: the signal's text (and kind, unless None) as the user's own; returns its id."""
     params = {"user_id": user_id, "signal_id": signal_id, "content": content, "kind": kind}
-    return _call(conn, settings, "edit_signal", params)
+    return _call(conn, settings, "user_signals/edit_signal", params)
 
 
 def delete(conn: psycopg.Connection, settings: Settings, user_id: str, signal_id: UUID) -> None:
     """signals.delete_signal: the signal deleted as the user (an inferred one is never learned again)."""
-    _call(conn, settings, "delete_signal", {"user_id": user_id, "signal_id": signal_id})
+    _call(conn, settings, "user_signals/delete_signal", {"user_id": user_id, "signal_id": signal_id})
 
 
 def forget(conn: psycopg.Connection, settings: Settings, user_id: str) -> int:
     """signals.forget_user: everything derived about the user removed; returns how many signals went."""
-    return _call(conn, settings, "forget_user", {"user_id": user_id})
+    return _call(conn, settings, "user_signals/forget_user", {"user_id": user_id})
 
 
 def drop_stale_summary(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
     """The user's summary, when it no longer describes their signals (its fingerprint differs)."""
-    conn.execute(query(settings, "drop_stale_summary"), {"user_id": user_id})
+    conn.execute(query("user_signals/drop_stale_summary"), {"user_id": user_id})
 
 
 def ids_starting(conn: psycopg.Connection, settings: Settings, user_id: str, prefix: str) -> list[UUID]:
     """Up to two of the user's signal ids whose text form starts with `prefix` (an exact prefix, never a
     pattern)."""
-    rows = conn.execute(query(settings, "resolve_signal_id"), {"user_id": user_id, "prefix": prefix})
+    rows = conn.execute(query("user_signals/resolve_signal_id"), {"user_id": user_id, "prefix": prefix})
     return [row[0] for row in rows.fetchall()]
 
 
@@ -96,7 +96,7 @@ def search(
     kind, content and similarity (cosine), the most similar first."""
     cur = conn.cursor(row_factory=dict_row)
     return cur.execute(
-        query(settings, "search_signals"),
+        query("user_signals/search_signals"),
         {"embedding": vector_text(vector), "user_id": user_id, "limit": limit},
     ).fetchall()
 
@@ -105,16 +105,16 @@ def event(conn: psycopg.Connection, settings: Settings, event_id: int) -> dict[s
     """An event of signals.events (signal_id, user_id, action, actor, before, after) and whether an undo
     reversed it already (`undone`); None when there is none."""
     cur = conn.cursor(row_factory=dict_row)
-    return cur.execute(query(settings, "get_event"), {"event_id": event_id}).fetchone()
+    return cur.execute(query("user_signals/get_event"), {"event_id": event_id}).fetchone()
 
 
 def _lock_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
-    conn.execute(query(settings, "lock_users"), {"user_ids": [user_id]})
+    conn.execute(query("shared/lock_users"), {"user_ids": [user_id]})
 
 
 def _record_undo(conn: psycopg.Connection, settings: Settings, event: dict[str, Any], after: dict) -> None:
     conn.execute(
-        query(settings, "insert_event"),
+        query("shared/insert_event"),
         {"signal_id": event["signal_id"], "user_id": event["user_id"], "run_id": None, "action": "undo",
          "actor": "user", "prompt_version": None, "model": None, "before": None,
          "after": Jsonb({"undoes": event["event_id"], "signal": after})},
@@ -128,7 +128,7 @@ def undo_demotion(conn: psycopg.Connection, settings: Settings, event: dict[str,
     with conn.transaction():
         _lock_user(conn, settings, event["user_id"])
         params = {"signal_id": event["signal_id"], "tier": "core"}
-        row = conn.execute(query(settings, "set_tier"), params).fetchone()
+        row = conn.execute(query("shared/set_tier"), params).fetchone()
         if row is None:
             return False
         _record_undo(conn, settings, event, row[0])
@@ -146,20 +146,20 @@ def undo_merge(conn: psycopg.Connection, settings: Settings, event: dict[str, An
         _lock_user(conn, settings, event["user_id"])
         for snapshot in event["before"]["absorbed"]:
             conn.execute(
-                query(settings, "restore_absorbed"),
+                query("user_signals/restore_absorbed"),
                 {"signal_id": snapshot["signal_id"], "survivor_id": survivor_id,
                  "status": snapshot["status"], "tier": snapshot["tier"]},
             )  # fmt: skip
-            conn.execute(query(settings, "sync_mentions"), {"signal_ids": [snapshot["signal_id"]]})
+            conn.execute(query("shared/sync_mentions"), {"signal_ids": [snapshot["signal_id"]]})
         conn.execute(
-            query(settings, "remove_copied_evidence"),
+            query("user_signals/remove_copied_evidence"),
             {"survivor_id": survivor_id, "copied": Jsonb(event["after"]["copied"])},
         )
         conn.execute(
-            query(settings, "rewrite_signal"),
+            query("shared/rewrite_signal"),
             {"signal_id": survivor_id, "content": before["content"],
              "normalized": normalize_content(before["content"]), "kind": before["kind"],
              "tier": before["tier"], "embedding": None},
         )  # fmt: skip
-        after = conn.execute(query(settings, "sync_mentions"), {"signal_ids": [survivor_id]}).fetchone()[1]
+        after = conn.execute(query("shared/sync_mentions"), {"signal_ids": [survivor_id]}).fetchone()[1]
         _record_undo(conn, settings, event, after)

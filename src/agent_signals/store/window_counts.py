@@ -12,5 +12,5 @@ from agent_signals.store.sqlfiles import query
 
 def flagged_messages(conn: psycopg.Connection, settings: Settings, window: Window) -> int:
     """The messages a run over `window` would read, summed over its users."""
-    rows = conn.execute(query(settings, "scan_pending_users"), window.params).fetchall()
+    rows = conn.execute(query("shared/scan_pending_users"), window.params).fetchall()
     return sum(row[1] for row in rows)
