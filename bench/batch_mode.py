@@ -44,7 +44,7 @@ SIGNALS = "select user_id, content, tier, kind, status from signals.signals orde
 
 def seeded(url: str, users: int) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, Settings(database_url=url), users=users, messages_per_user=6)
+        demo.seed(conn, users=users, messages_per_user=6)
 
 
 def signals(url: str) -> list[tuple]:

@@ -78,7 +78,7 @@ def measure(users: int, conversations: list[dict], dates: str) -> dict:
     with scratch.database("bench_cost") as url:
         settings = Settings(database_url=url)
         with psycopg.connect(url, autocommit=True) as conn:
-            store(conn, settings, data)
+            store(conn, data)
         from agent_signals.flows.extract import extract_signals
 
         started = time.monotonic()

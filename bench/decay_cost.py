@@ -132,7 +132,7 @@ async def measure_decay(url: str, touched: int, whole_table: bool = False) -> di
                 for statement in WHOLE_TABLE_DECAY:
                     await conn.execute(statement, params)
                 return {"decay_whole_table_s": time.perf_counter() - started}
-            _ended, archived = await upkeep.decay(conn, settings, params)
+            _ended, archived = await upkeep.decay(conn, params)
             decay_s = time.perf_counter() - started
             started = time.perf_counter()
             await upkeep.take_dirty_users(conn, settings, run_id)

@@ -149,7 +149,7 @@ def child(fmt: str, path: Path) -> None:
     settings = Settings()
     started = time.monotonic()
     with db.session(settings) as conn:
-        result = load_rows.store_file(conn, settings, path, fmt)  # type: ignore[arg-type]
+        result = load_rows.store_file(conn, path, fmt)  # type: ignore[arg-type]
     seconds = time.monotonic() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     print(json.dumps({"rows": result.messages_new, "seconds": seconds, "peak_rss_mb": peak_mb}))

@@ -371,18 +371,16 @@ def processing_s(record: dict) -> float:
 def seed(url: str, users: int, messages_per_user: int = MESSAGES_PER_USER) -> None:
     import psycopg
 
-    from agent_signals.config import Settings
     from agent_signals.store import demo
 
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, Settings(database_url=url), users=users, messages_per_user=messages_per_user)
+        demo.seed(conn, users=users, messages_per_user=messages_per_user)
 
 
 def add_new_messages(url: str, user_indexes: range, tag: str) -> int:
     """One new flagged conversation (3 user messages, in the last hour) for each user given."""
     import psycopg
 
-    from agent_signals.config import Settings
     from agent_signals.store import demo_data
     from agent_signals.store.load import ConversationIn, ConversationsFile, store
 
@@ -408,7 +406,7 @@ def add_new_messages(url: str, user_indexes: range, tag: str) -> int:
         )
     data = ConversationsFile(conversations=[ConversationIn.model_validate(c) for c in conversations])
     with psycopg.connect(url, autocommit=True) as conn:
-        return store(conn, Settings(database_url=url), data).messages_new
+        return store(conn, data).messages_new
 
 
 def name_of(url: str) -> str:

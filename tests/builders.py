@@ -38,7 +38,7 @@ def conversation(
 def load_conversations(conn: psycopg.Connection, settings: Settings, *conversations: dict):
     import json
 
-    return store(conn, settings, parse(json.dumps({"conversations": list(conversations)})))
+    return store(conn, parse(json.dumps({"conversations": list(conversations)})))
 
 
 def kill_when(

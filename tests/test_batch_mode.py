@@ -53,7 +53,7 @@ def rows(url: str, sql: str, params: dict | None = None) -> list[tuple]:
 def seeded(new_database, users: int = USERS) -> str:
     url = new_database()
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, Settings(database_url=url), users=users, messages_per_user=6)
+        demo.seed(conn, users=users, messages_per_user=6)
     return url
 
 

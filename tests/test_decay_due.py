@@ -179,9 +179,7 @@ def test_scores_are_rewritten_for_the_dirty_users_and_those_the_refresh_takes(co
     async def stages() -> int:
         aconn = await psycopg.AsyncConnection.connect(database_url, autocommit=True)
         try:
-            _ended, archived = await upkeep.decay(
-                aconn, settings, {**DEFAULT.query_params(AT), "run_id": run_id}
-            )
+            _ended, archived = await upkeep.decay(aconn, {**DEFAULT.query_params(AT), "run_id": run_id})
             await aconn.execute("insert into signals.dirty_users (user_id) values ('later')")
             await upkeep.take_dirty_users(aconn, settings, run_id)
             return archived

@@ -16,11 +16,11 @@ USERS = 60
 
 
 def test_offline_model_finds_planted_statements_and_skips_the_negatives(conn, settings):
-    seed(conn, settings, users=USERS)
+    seed(conn, users=USERS)
     summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["status"] == "succeeded" and summary["failures"] == 0
 
-    result = score(conn, settings, users=USERS)
+    result = score(conn, users=USERS)
     assert result.planted > 100
     assert result.precision >= 0.95, result
     assert result.recall >= 0.80, result

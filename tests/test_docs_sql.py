@@ -32,8 +32,8 @@ def as_of_examples() -> list[str]:
 
 
 def test_the_as_of_examples_return_rows_after_the_demo(conn, settings):
-    seed(conn, settings, users=5)  # u000000 .. u000004, as `agent-signals demo` seeds them (it seeds 200)
-    seed_showcase(conn, settings)
+    seed(conn, users=5)  # u000000 .. u000004, as `agent-signals demo` seeds them (it seeds 200)
+    seed_showcase(conn)
     summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["status"] == "succeeded", summary
     examples = as_of_examples()

@@ -209,7 +209,7 @@ def test_the_evaluation_reads_an_ended_signal_with_its_scope_and_validity(settin
             "select signal_id, 'c1', '00000', 'I no longer', now() from signals.signals where content = %s",
             [content],
         )
-    rows = {row[2]: row for row in stored_signals(conn, settings)}
+    rows = {row[2]: row for row in stored_signals(conn)}
     assert set(rows) == {"Manages the data team", "Asks for a question"}
     assert rows["Manages the data team"][5:] == (
         frozenset({("c1", "00000")}),

@@ -48,7 +48,7 @@ def agent_signals(*args: str) -> subprocess.CompletedProcess:
 
 def built(conn: psycopg.Connection, settings: Settings) -> None:
     """Demo users through the real flow (the offline model): every view has rows."""
-    demo.seed(conn, settings, users=USERS, messages_per_user=6)
+    demo.seed(conn, users=USERS, messages_per_user=6)
     summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["status"] == "succeeded" and summary["failures"] == 0
 

@@ -128,7 +128,7 @@ def test_the_scan_and_the_load_skip_what_precedes_the_latest_forget(conn, settin
     async def read() -> tuple[dict[str, int], dict[str, list[str]]]:
         window = Window(until=datetime.now(UTC), ignore_watermarks=True)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as aconn:
-            pending = await pending_users(aconn, settings, window)
+            pending = await pending_users(aconn, window)
             batches = (await load_shard(aconn, settings, [p.user_id for p in pending], window)).batches()
         return ({p.user_id: p.messages for p in pending},
                 {b.user_id: [m.conversation_id for m in b.messages] for b in batches})  # fmt: skip

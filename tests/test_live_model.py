@@ -61,7 +61,7 @@ def seed(conn: psycopg.Connection, settings: Settings, data: Path) -> list[str]:
     if not data.is_file():
         from agent_signals.store import demo
 
-        demo.seed(conn, settings, users=USERS, messages_per_user=6)
+        demo.seed(conn, users=USERS, messages_per_user=6)
         return [row[0] for row in conn.execute("select distinct user_id from app.conversations order by 1")]
     raw = json.loads(data.read_text())
     users = [u["user_id"] for u in raw["users"][:USERS]]
@@ -73,7 +73,7 @@ def seed(conn: psycopg.Connection, settings: Settings, data: Path) -> list[str]:
     for conversation in first:
         for message in conversation["messages"]:
             message["created_at"] = (datetime.fromisoformat(message["created_at"]) + shift).isoformat()
-    store(conn, settings, ConversationsFile.model_validate({"conversations": first}))
+    store(conn, ConversationsFile.model_validate({"conversations": first}))
     return users
 
 

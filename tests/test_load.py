@@ -86,7 +86,7 @@ BAD_FILES = {
 def test_a_bad_file_is_refused_whole_with_the_path_of_the_first_bad_field(conn, settings, case):
     data, path = BAD_FILES[case]
     with pytest.raises(LoadError) as error:
-        store(conn, settings, parse(json.dumps(data), "bad.json"))
+        store(conn, parse(json.dumps(data), "bad.json"))
     assert f"bad.json: {path}" in str(error.value)
     assert counts(conn) == (0, 0)
 
@@ -104,10 +104,10 @@ def test_a_missing_file_is_a_clear_error(tmp_path):
 
 
 def test_reloading_changes_nothing_and_a_grown_conversation_is_appended(conn, settings):
-    first = store(conn, settings, parse(json.dumps(GOOD)))
+    first = store(conn, parse(json.dumps(GOOD)))
     assert (first.conversations_new, first.messages_new) == (2, 3)
     snapshot = conn.execute("select * from app.messages order by conversation_id, message_id").fetchall()
-    again = store(conn, settings, parse(json.dumps(GOOD)))
+    again = store(conn, parse(json.dumps(GOOD)))
     assert (again.conversations_new, again.conversations_changed, again.messages_new) == (0, 0, 0)
     assert (
         conn.execute("select * from app.messages order by conversation_id, message_id").fetchall() == snapshot
@@ -118,7 +118,7 @@ def test_reloading_changes_nothing_and_a_grown_conversation_is_appended(conn, se
         {"role": "user", "content": "I also own the billing service.", "created_at": "2026-03-02T09:05:00Z"}
     )
     grown["conversations"][1]["extract"] = True
-    result = store(conn, settings, parse(json.dumps(grown)))
+    result = store(conn, parse(json.dumps(grown)))
     assert (result.messages_new, result.conversations_changed) == (1, 1)
     assert counts(conn) == (2, 4)
     assert conn.execute(
@@ -151,7 +151,7 @@ def test_the_shared_dataset_shape_loads(conn, settings):
             }
         ],
     }
-    result = store(conn, settings, parse(json.dumps(data)))
+    result = store(conn, parse(json.dumps(data)))
     assert result.messages_new == 1
     assert conn.execute("select message_id from app.messages").fetchone() == ("00001",)
 

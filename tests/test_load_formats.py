@@ -85,15 +85,15 @@ def test_a_flat_file_loads_the_rows_of_the_equivalent_json_file_and_reloading_ch
     conn, settings, tmp_path, fmt
 ):
     path = WRITERS[fmt](tmp_path / f"c.{fmt}", rows_of(CONVERSATIONS))
-    first = store_file(conn, settings, path, fmt)
+    first = store_file(conn, path, fmt)
     assert (first.conversations_new, first.messages_new) == (3, 7)
     loaded = snapshot(conn)
     assert len(loaded[1]) == 7
 
-    again = store_file(conn, settings, path, fmt)
+    again = store_file(conn, path, fmt)
     assert (again.conversations_new, again.conversations_changed, again.messages_new) == (0, 0, 0)
     # the JSON file finds every conversation and message as it would have stored them: nothing differs
-    as_json = store(conn, settings, parse(json.dumps({"conversations": CONVERSATIONS})))
+    as_json = store(conn, parse(json.dumps({"conversations": CONVERSATIONS})))
     assert (as_json.conversations_new, as_json.conversations_changed, as_json.messages_new) == (0, 0, 0)
     assert as_json.messages_unchanged == 7
     assert snapshot(conn) == loaded
@@ -108,9 +108,9 @@ def test_a_file_of_many_batches_is_loaded_whole(conn, settings, tmp_path, monkey
     for fmt, write in WRITERS.items():
         sizes = [batch.height for batch in load_rows.batches(write(tmp_path / f"m.{fmt}", rows), fmt)]
         assert max(sizes) <= 3 and sum(sizes) == len(rows)
-    result = store_file(conn, settings, tmp_path / "m.ndjson", "ndjson")
+    result = store_file(conn, tmp_path / "m.ndjson", "ndjson")
     assert (result.conversations_new, result.messages_new) == (9, len(rows))
-    again = store_file(conn, settings, tmp_path / "m.parquet", "parquet")
+    again = store_file(conn, tmp_path / "m.parquet", "parquet")
     assert (again.messages_new, again.messages_unchanged) == (0, len(rows))
 
 
@@ -193,7 +193,7 @@ def test_a_bad_parquet_file_is_one_line_and_nothing_is_loaded(conn, settings, tm
     if drop:
         pl.read_parquet(path).drop(drop).write_parquet(path)
     with pytest.raises(LoadError) as error:
-        store_file(conn, settings, path, "parquet")
+        store_file(conn, path, "parquet")
     assert error.value.message == f"{path}: {message}"
     assert error.value.hint.startswith("nothing was loaded")
     assert counts(conn) == (0, 0)
@@ -203,7 +203,7 @@ def test_invalid_ndjson_is_one_line(conn, settings, tmp_path):
     path = tmp_path / "broken.ndjson"
     path.write_text(json.dumps(rows_of(CONVERSATIONS)[0]) + "\n{not json\n")
     with pytest.raises(LoadError, match=r"broken.ndjson: not valid NDJSON: "):
-        store_file(conn, settings, path, "ndjson")
+        store_file(conn, path, "ndjson")
     assert counts(conn) == (0, 0)
 
 
@@ -238,7 +238,7 @@ def test_a_conversations_agent_is_loaded_from_every_format(conn, settings, tmp_p
         load_conversations(conn, settings, *with_agents)
     else:
         rows = [{**row, "agent_id": c.get("agent_id")} for c in with_agents for row in rows_of([c])]
-        store_file(conn, settings, WRITERS[fmt](tmp_path / f"a.{fmt}", rows), fmt)
+        store_file(conn, WRITERS[fmt](tmp_path / f"a.{fmt}", rows), fmt)
     stored = conn.execute("select conversation_id, agent_id from source.conversations order by 1").fetchall()
     assert stored == [("a1", "planner"), ("a2", None)]
 

@@ -124,7 +124,7 @@ def abandoned(url: str) -> bool:
 
     async def abandon() -> list:
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-            return await runs.abandon_dead_runs(conn, Settings(database_url=url))
+            return await runs.abandon_dead_runs(conn)
 
     deadline = time.monotonic() + 60
     while not asyncio.run(abandon()):

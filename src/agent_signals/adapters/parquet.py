@@ -74,8 +74,8 @@ def export_views(
     """Write each view (names checked by store.export.chosen_views) to DIRECTORY/<view>.parquet, all from one
     snapshot. Every view is checked to exist before any file is written."""
     writable(directory)
-    with export.snapshot(conn, settings):
-        columns = {view: export.view_columns(conn, settings, view) for view in views}
+    with export.snapshot(conn):
+        columns = {view: export.view_columns(conn, view) for view in views}
         return [write_view(conn, view, columns[view], directory) for view in views]
 
 

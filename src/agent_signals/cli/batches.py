@@ -32,7 +32,7 @@ def batches_list(ctx: click.Context, as_json: bool) -> None:
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        rows = batches_out(conn, settings)
+        rows = batches_out(conn)
     if as_json:
         click.echo(json.dumps([
             {"batch_key": str(b.batch_key), "provider_batch_id": b.provider_batch_id, "status": b.status,
@@ -74,9 +74,9 @@ def batches_cancel(ctx: click.Context, batch: str, as_json: bool) -> None:
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        found = _cancellable(find_batch(conn, settings, batch), batch)
+        found = _cancellable(find_batch(conn, batch), batch)
         status = _cancel_at_provider(settings, found)
-        note_provider_status(conn, settings, found.batch_key, status)
+        note_provider_status(conn, found.batch_key, status)
     if as_json:
         click.echo(json.dumps({"batch_key": str(found.batch_key), "provider_batch_id": found.provider_batch_id,
                                "provider_status": status}))  # fmt: skip

@@ -47,7 +47,7 @@ def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int)
     settings = settings_of(ctx)
     with database.session(settings) as conn:
         check_current(conn, settings)
-        result = seed_users(conn, settings, users=users, seed=seed, messages_per_user=messages_per_user)
+        result = seed_users(conn, users=users, seed=seed, messages_per_user=messages_per_user)
     click.echo(
         f"seeded {users} demo user(s): {result.conversations_new} new conversation(s), "
         f"{result.messages_new} new message(s)"
@@ -59,7 +59,7 @@ def _seed_showcase(settings: Settings) -> None:
     from agent_signals.store.demo import seed_showcase
 
     with database.session(settings) as conn:
-        seed_showcase(conn, settings)
+        seed_showcase(conn)
 
 
 def _sample_user(settings: Settings) -> str | None:
@@ -67,4 +67,4 @@ def _sample_user(settings: Settings) -> str | None:
     from agent_signals.store.signals_admin import sample_user
 
     with database.session(settings) as conn:
-        return sample_user(conn, settings)
+        return sample_user(conn)

@@ -31,10 +31,7 @@ def load_cmd(ctx: click.Context, file: Path, fmt: str | None) -> None:
     data = load.read(file) if fmt == "json" else None
     with database.session(settings) as conn:
         check_current(conn, settings)
-        if data is not None:
-            result = load.store(conn, settings, data)
-        else:
-            result = load_rows.store_file(conn, settings, file, fmt)
+        result = load.store(conn, data) if data is not None else load_rows.store_file(conn, file, fmt)
     click.echo(
         f"{file}: {result.conversations_new} new conversation(s), {result.conversations_changed} changed, "
         f"{result.messages_new} new message(s), {result.messages_unchanged} already loaded"

@@ -122,7 +122,7 @@ def _window_messages(settings: Settings, since: datetime, until: datetime, users
     window = Window(until=until, since=since, users=tuple(users) or None, ignore_watermarks=True)
     with database.session(settings) as conn:
         check_current(conn, settings)
-        return flagged_messages(conn, settings, window)
+        return flagged_messages(conn, window)
 
 
 @click.command("serve")

@@ -24,7 +24,7 @@ def set_aside_list(ctx: click.Context, user: str | None, show_all: bool) -> None
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        rows = set_aside.list_set_aside(conn, settings, user_id=user, include_released=show_all)
+        rows = set_aside.list_set_aside(conn, user_id=user, include_released=show_all)
     if not rows:
         click.echo("no message is set aside")
     for row in rows:
@@ -51,5 +51,5 @@ def set_aside_release(ctx: click.Context, ids: tuple[int, ...], user: str | None
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        released = set_aside.release(conn, settings, ids=ids, user_id=user, everything=everything)
+        released = set_aside.release(conn, ids=ids, user_id=user, everything=everything)
     click.echo(f"released {len(released)} message(s); the next run reads them again")

@@ -30,7 +30,7 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        rows = list_signals(conn, settings, user, include_inactive=show_all)
+        rows = list_signals(conn, user, include_inactive=show_all)
     if not rows:
         click.echo(f"{user} has no signals yet")
     for row in rows:
@@ -119,7 +119,7 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        require_user(conn, settings, user)
+        require_user(conn, user)
         if not yes:
             try:
                 confirmed = click.confirm(f"Forget everything derived about {user}?", default=False)

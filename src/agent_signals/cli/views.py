@@ -29,7 +29,7 @@ def views_refresh(ctx: click.Context) -> None:
     with database.session(settings) as conn:
         check_current(conn, settings)
         result = dbt_views.refresh(settings, None, full=True)
-        clear_all_dirty(conn, settings, started)
+        clear_all_dirty(conn, started)
     click.echo(f"views rebuilt for all users in {result.seconds:.1f}s")
 
 
@@ -57,9 +57,9 @@ def context_cmd(ctx: click.Context, user: str, summary: bool, agent: str | None)
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        block = context_block(conn, settings, user, agent)
+        block = context_block(conn, user, agent)
         if block is None:  # an unknown user or agent, a forgotten user, unflagged conversations, ...
-            raise explain_missing(user, agent, missing_context(conn, settings, user, agent))
+            raise explain_missing(user, agent, missing_context(conn, user, agent))
     click.echo(block.markdown)
     if summary and block.summary:
         click.echo(f"\n{block.summary}")

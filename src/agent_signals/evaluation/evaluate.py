@@ -341,8 +341,8 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
             update={"database_url": url, "batch_mode": "off", **({"model": model} if model else {})}
         )
         with db.connect(url, autocommit=True) as conn:
-            store(conn, scratch, data)
+            store(conn, data)
         summary = run_flow(extract_signals(kind="manual", settings=scratch))  # explained errors said once
         with db.connect(url, autocommit=True) as conn:
-            signals = [StoredSignal(*row) for row in stored_signals(conn, settings)]
+            signals = [StoredSignal(*row) for row in stored_signals(conn)]
     return score(signals, dataset), summary

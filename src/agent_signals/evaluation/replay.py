@@ -140,7 +140,7 @@ class Comparison:
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
         await rehearsal.open_rehearsal_run(
-            conn, self.settings, self.spec.run_id, self.settings.model, self.spec.prompt_version
+            conn, self.spec.run_id, self.settings.model, self.spec.prompt_version
         )
         self.stored[user_id] = await self._signals(conn, user_id, set_aside=True)
 
@@ -150,7 +150,7 @@ class Comparison:
     async def _signals(
         self, conn: psycopg.AsyncConnection, user_id: str, *, set_aside: bool
     ) -> list[StoredSignal]:
-        rows = await rehearsal.window_signals(conn, self.settings, self.window, user_id, set_aside=set_aside)
+        rows = await rehearsal.window_signals(conn, self.window, user_id, set_aside=set_aside)
         return [StoredSignal(*row) for row in rows]
 
 

@@ -110,7 +110,7 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
         if extracted.asked is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
                 await batches.close_requests(
-                    conn, ctx.settings, [(extracted.asked.batch_key, batch.user_id)], "failed", ctx.run_id
+                    conn, [(extracted.asked.batch_key, batch.user_id)], "failed", ctx.run_id
                 )
 
 
@@ -140,7 +140,7 @@ def _closing(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> Finis
 
     async def close(conn: psycopg.AsyncConnection) -> None:  # one statement for the group's requests
         pairs = [(a.batch_key, user_id) for user_id, a in asked]
-        closed = await batches.close_requests(conn, ctx.settings, pairs, "applied", ctx.run_id)
+        closed = await batches.close_requests(conn, pairs, "applied", ctx.run_id)
         if gone := [(user_id, key) for key, user_id in pairs if (key, user_id) not in closed]:
             raise AlreadyApplied(gone)
 

@@ -30,7 +30,7 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
     """Write the answers of the summary batches that ended; returns the users whose summary was written.
     `rebuild` is summarize.rebuild (given the answer as its model call)."""
     async with ctx.pool.connection() as conn:
-        waiting = await ledger.waiting(conn, ctx.settings, None, PURPOSE)
+        waiting = await ledger.waiting(conn, None, PURPOSE)
     written = []
     read: dict = {}
     gone: set = set()  # batches whose files the provider no longer has: their requests are never answered
@@ -79,7 +79,7 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
                     warn(ctx, f"summary of {user_id} not rebuilt: {str(exc)[:200]}")
                     status = "failed"
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, ctx.settings, [(request.batch_key, user_id)], status, ctx.run_id,
+            await ledger.close_requests(conn, [(request.batch_key, user_id)], status, ctx.run_id,
                                         "files_gone" if request.batch_key in gone else None)  # fmt: skip
     return written
 
@@ -88,12 +88,12 @@ async def submit(ctx: RunContext, todo: list[Candidate]) -> list[Candidate]:
     """Send the summary prompts of these users in one batch (those with a summary request still out are
     left alone); returns those with no active signal left (no call: their summary is dropped now)."""
     async with ctx.pool.connection() as conn:
-        out = set(await ledger.waiting(conn, ctx.settings, [c.user_id for c in todo], PURPOSE))
+        out = set(await ledger.waiting(conn, [c.user_id for c in todo], PURPOSE))
         requests, prompts, empty = [], [], []
         for candidate in todo:
             if candidate.user_id in out:
                 continue
-            lines = await summaries.signal_lines(conn, ctx.settings, candidate.user_id)
+            lines = await summaries.signal_lines(conn, candidate.user_id)
             if not lines:  # nothing to describe: no call (rebuild drops the summary)
                 empty.append(candidate)
                 continue

@@ -66,7 +66,7 @@ async def split(ctx: RunContext, user_ids: list[str]) -> Split:
     if not batch_aware(ctx) or not user_ids:
         return Split(user_ids, {})
     async with ctx.pool.connection() as conn:
-        waiting = await ledger.waiting(conn, ctx.settings, user_ids)
+        waiting = await ledger.waiting(conn, user_ids)
     out = [u for u, requests in waiting.items() if requests[0].out]
     if out:
         ctx.stats.skipped_users["in_batch"] += len(out)
@@ -84,7 +84,7 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
         return []
     now, requests, prompts = [], [], []
     async with ctx.pool.connection() as conn:
-        cut_last = await ledger.truncated_last(conn, settings, [u.user_id for u in users])
+        cut_last = await ledger.truncated_last(conn, [u.user_id for u in users])
     larger = llm.larger_budget(settings.model, settings.max_answer_tokens)
     for user in users:
         budget = (
@@ -138,7 +138,7 @@ async def send(
     async with ctx.pool.connection() as conn:
         try:
             await ledger.record_batch(
-                conn, settings, batch_key=key, run_id=ctx.run_id, model=settings.model,
+                conn, batch_key=key, run_id=ctx.run_id, model=settings.model,
                 prompt_version=prompt_version or ctx.prompt_version, answer_mode=structured.answer_mode(settings),
                 requests=requests, purpose=purpose,
             )  # fmt: skip
@@ -149,7 +149,7 @@ async def send(
         try:
             provider_id = await provider.submit(settings, prompts, str(key))
         except (llm.ModelMisconfigured, llm.ModelUnavailable) as exc:
-            await ledger.give_up(conn, settings, key, "unsent", str(exc), ctx.run_id)
+            await ledger.give_up(conn, key, "unsent", str(exc), ctx.run_id)
             stats.batches["unsent"] += 1
             stats.skipped_users["batch_unsent"] += users
             if isinstance(exc, llm.ModelMisconfigured):
@@ -157,7 +157,7 @@ async def send(
             else:
                 warn(ctx, f"a batch of {users} user(s) could not be sent ({exc}); they are sent next run")
             return
-        await ledger.submitted(conn, settings, key, provider_id, "submitted")
+        await ledger.submitted(conn, key, provider_id, "submitted")
     prefix = "" if purpose == "extract" else f"{purpose}_"
     stats.batches[f"{prefix}sent"] += 1
     stats.batches[f"{prefix}requests_sent"] += len(requests)
@@ -209,18 +209,14 @@ async def _collect_user(
     async with ctx.pool.connection() as conn:
         every = [m for r in requests for m in r.messages]
         found = await ledger.asked_messages(conn, settings, user_id, every, ctx.until)
-        signals = await ledger.asked_signals(
-            conn, settings, user_id, [s for r in requests for _h, s in r.signals]
-        )
-        known = (await known_signals(conn, settings, [user_id])).get(user_id, [])
+        signals = await ledger.asked_signals(conn, user_id, [s for r in requests for _h, s in r.signals])
+        known = (await known_signals(conn, [user_id])).get(user_id, [])
     read = [found[k] for k in dict.fromkeys((m.conversation_id, m.message_id) for m in every) if k in found]
     user = UserBatch(user_id, read, known)
 
     async def close(status: str, error_kind: str | None = None) -> None:
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(
-                conn, settings, [(batch_key, user_id)], status, ctx.run_id, error_kind
-            )
+            await ledger.close_requests(conn, [(batch_key, user_id)], status, ctx.run_id, error_kind)
 
     try:
         answers = await results

@@ -47,7 +47,7 @@ async def record_calls(ctx: RunContext) -> None:
         if not ctx.stats.unrecorded:
             return  # written by the write before this one
         try:
-            await run_calls.record(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats.unrecorded)
+            await run_calls.record(ctx.ledger, ctx.run_id, ctx.stats.unrecorded)
         except Exception as exc:
             if not await cut_off(ctx, exc):
                 log.exception(

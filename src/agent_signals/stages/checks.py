@@ -25,7 +25,7 @@ async def check_tables(ctx: RunContext) -> None:
     ctx.stats.warnings.extend(report.warnings)
     if report.failed_critical:
         async with ctx.pool.connection() as conn:
-            await upkeep.mark_run_users_dirty(conn, ctx.settings, ctx.run_id)
+            await upkeep.mark_run_users_dirty(conn, ctx.run_id)
         raise QualityFailed("; ".join(report.failed_critical))
 
 

@@ -31,7 +31,7 @@ async def decay(ctx: RunContext) -> int:
     archived."""
     params = {**formula.query_params(ctx.settings, ctx.until), "run_id": ctx.run_id}
     async with ctx.pool.connection() as conn:
-        ended, archived = await upkeep.decay(conn, ctx.settings, params)
+        ended, archived = await upkeep.decay(conn, params)
     if ended:
         ctx.stats.actions["ended"] += ended
     if archived:

@@ -29,7 +29,7 @@ async def embed_missing(
     near-duplicate checks and search see them. One embedding call per batch of BATCH signals."""
     usage = EmbedUsage()
     while True:
-        rows = await embeddings.missing(conn, settings, user_id, BATCH)
+        rows = await embeddings.missing(conn, user_id, BATCH)
         if not rows:
             return usage
         result = await llm.embed([content for _id, content in rows], settings)
@@ -38,7 +38,6 @@ async def embed_missing(
         usage.cost_usd += result.cost_usd
         await embeddings.store(
             conn,
-            settings,
             [(signal_id, vector) for (signal_id, _c), vector in zip(rows, result.vectors, strict=True)],
         )
         usage.signals += len(rows)

@@ -21,7 +21,7 @@ def pending_work(settings: Settings, until: datetime) -> list[str]:
     params = {**decay.query_params(settings, until), "summaries": settings.summaries}
     with db.session(settings) as conn:
         check_current(conn, settings)
-        return upkeep.pending_work(conn, settings, params)
+        return upkeep.pending_work(conn, params)
 
 
 def record_if_idle(settings: Settings, kind: str) -> dict | None:
@@ -35,10 +35,10 @@ def record_if_idle(settings: Settings, kind: str) -> dict | None:
 async def _record(settings: Settings, kind: str, until: datetime) -> dict:
     run_id, stats = uuid4(), runs.RunStats()
     async with await db.aconnect(db.database_url(settings), autocommit=True) as ledger:
-        await runs.abandon_dead_runs(ledger, settings)
+        await runs.abandon_dead_runs(ledger)
         await runs.start_run(
             ledger, settings, run_id=run_id, kind=kind, window_start=None, window_end=until,
             prompt_version=prompt_version(settings), flow_run_id=None, answer_mode=None,
         )  # fmt: skip
-        await runs.update_run(ledger, settings, run_id, stats, "succeeded")
+        await runs.update_run(ledger, run_id, stats, "succeeded")
     return stats.summary(run_id, kind, "succeeded")

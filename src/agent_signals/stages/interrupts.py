@@ -69,12 +69,11 @@ async def _interrupted(ctx: RunContext, url: str, signum: int, recorded: bool, l
     if ctx.dry_run or not recorded:
         listener(signum, None)
         return
-    settings = ctx.settings
     summary = None
     try:
         async with await db.aconnect(url, autocommit=True) as conn:
-            await runs.end_sessions(conn, settings, application_name(ctx.run_id))
-            committed = await runs.committed_by_run(conn, settings, ctx.run_id)
+            await runs.end_sessions(conn, application_name(ctx.run_id))
+            committed = await runs.committed_by_run(conn, ctx.run_id)
             # a snapshot: shards still finishing in this loop go on adding to ctx.stats while we write
             stats = replace(
                 ctx.stats, users=max(committed.users, len(ctx.stop.finished)),
@@ -82,7 +81,7 @@ async def _interrupted(ctx: RunContext, url: str, signum: int, recorded: bool, l
                 failures=committed.failures,
             )  # fmt: skip
             reason = f"interrupted by {signal.Signals(signum).name}"
-            await runs.update_run(conn, settings, ctx.run_id, stats, "interrupted", reason)
+            await runs.update_run(conn, ctx.run_id, stats, "interrupted", reason)
         summary = _summary(ctx, stats, finished={"slices": committed.slices, "changed": committed.users})
     except Exception as exc:  # the database is gone too: the row stays `running` (the next run abandons it)
         summary = _summary(ctx, replace(ctx.stats, users=len(ctx.stop.finished)), unrecorded=_one_line(exc))

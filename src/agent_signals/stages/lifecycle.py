@@ -77,7 +77,7 @@ async def open_run(
     signals = interrupts.catch(ctx, url, lambda: recorded)
     try:
         if not dry_run:
-            abandoned = await runs.abandon_dead_runs(ledger, settings)
+            abandoned = await runs.abandon_dead_runs(ledger)
             if abandoned:
                 log.warning(
                     "marked %d dead run(s) abandoned; their pending users are picked up now", len(abandoned)
@@ -150,7 +150,7 @@ async def _final_ledger_row(ctx: RunContext, error: str | None) -> None:
     `running` and the next run marks it abandoned; the error raised says so."""
     if ctx.stop.database is None:
         try:
-            await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
+            await runs.update_run(ctx.ledger, ctx.run_id, ctx.stats, ctx.status, error)
             return
         except Exception as exc:
             if not await cut_off(ctx, exc):
@@ -169,7 +169,7 @@ async def _final_ledger_row(ctx: RunContext, error: str | None) -> None:
             "abandoned and does the rest",
         ) from None
     async with retry:
-        await runs.update_run(retry, ctx.settings, ctx.run_id, ctx.stats, ctx.status, error)
+        await runs.update_run(retry, ctx.run_id, ctx.stats, ctx.status, error)
 
 
 @asynccontextmanager

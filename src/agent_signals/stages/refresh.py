@@ -30,4 +30,4 @@ async def refresh_views(ctx: RunContext, keep_dirty: list[str]) -> None:
         await fail(ctx, user_id, "refresh", "ViewRefreshFailed", reason)
     async with ctx.pool.connection() as conn:  # those whose summary failed stay dirty: the next run retries
         keep = [*keep_dirty, *result.failed]
-        await upkeep.clear_dirty_users(conn, settings, ctx.run_id, started, keep=keep)
+        await upkeep.clear_dirty_users(conn, ctx.run_id, started, keep=keep)

@@ -12,7 +12,7 @@ async def retract_orphans(ctx: RunContext) -> int:
     """Signals whose evidence came only from conversations deleted from the source are retracted; the
     others lose that evidence and are recounted. Returns how many were retracted."""
     async with ctx.pool.connection() as conn:
-        retracted = await upkeep.retract_orphans(conn, ctx.settings, ctx.run_id)
+        retracted = await upkeep.retract_orphans(conn, ctx.run_id)
     if retracted:
         ctx.stats.actions["retracted"] += retracted
     return retracted

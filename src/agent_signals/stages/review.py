@@ -26,7 +26,7 @@ class NotPending(AgentSignalsError):
 
 
 def pending(conn: psycopg.Connection, settings: Settings, user_id: str | None = None) -> list[PendingSignal]:
-    return stored.pending(conn, settings, user_id)
+    return stored.pending(conn, user_id)
 
 
 def resolve(conn: psycopg.Connection, settings: Settings, ref: str) -> tuple[UUID, str]:
@@ -40,7 +40,7 @@ def resolve(conn: psycopg.Connection, settings: Settings, ref: str) -> tuple[UUI
             hint=f"give at least {MIN_PREFIX} characters of an id (hex digits and dashes): {LISTED}",
         )
     whole = UUID(ref) if len(ref) == len(ID_FORM) else None
-    found = stored.find(conn, settings, whole, ref)
+    found = stored.find(conn, whole, ref)
     if not found:
         if whole:
             raise SignalNotFound(f"there is no signal {ref}", hint=LISTED)
@@ -61,8 +61,8 @@ def approve(
     what the approval did."""
     signal_id, user_id = resolve(conn, settings, ref)
     with conn.transaction():
-        approved = _decided(lambda: stored.approve(conn, settings, signal_id, actor))
-        user_store.drop_stale_summary(conn, settings, user_id)
+        approved = _decided(lambda: stored.approve(conn, signal_id, actor))
+        user_store.drop_stale_summary(conn, user_id)
     from agent_signals.adapters import dbt as views  # the compiled plan; dbt itself loads only to compile
 
     views.refresh_users(settings, [user_id])
@@ -72,7 +72,7 @@ def approve(
 def reject(conn: psycopg.Connection, settings: Settings, ref: str, actor: str = "reviewer") -> UUID:
     """The pending signal rejected: never shown, and its text never learned again. Returns its id."""
     signal_id, _user_id = resolve(conn, settings, ref)
-    _decided(lambda: stored.reject(conn, settings, signal_id, actor))
+    _decided(lambda: stored.reject(conn, signal_id, actor))
     return signal_id
 
 

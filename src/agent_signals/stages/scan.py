@@ -18,7 +18,7 @@ async def scan(ctx: RunContext) -> list[Pending]:
     """The users with flagged user messages in the run's window (and how many messages each); those waiting
     out a failure's backoff are left for a later run (skipped_users["backoff"])."""
     async with ctx.pool.connection() as conn:
-        pending = await pending_users(conn, ctx.settings, ctx.window)
+        pending = await pending_users(conn, ctx.window)
     waiting = sum(p.waiting for p in pending)
     if waiting:
         ctx.stats.skipped_users["backoff"] += waiting
@@ -28,7 +28,7 @@ async def scan(ctx: RunContext) -> list[Pending]:
 async def finished_slices(ctx: RunContext, backfill_key: str) -> set[datetime]:
     """The slices of this backfill that an earlier run finished cleanly: not redone."""
     async with ctx.pool.connection() as conn:
-        return await runs.finished_slices(conn, ctx.settings, backfill_key)
+        return await runs.finished_slices(conn, backfill_key)
 
 
 async def record_slice(
@@ -37,7 +37,7 @@ async def record_slice(
     """A slice finished with no failure and no skipped user: the next run of this backfill skips it."""
     async with ctx.pool.connection() as conn:
         await runs.record_slice(
-            conn, ctx.settings, backfill_key=backfill_key, start=start, end=end, run_id=ctx.run_id,
+            conn, backfill_key=backfill_key, start=start, end=end, run_id=ctx.run_id,
             users=len(pending), messages=sum(p.messages for p in pending),
         )  # fmt: skip
 

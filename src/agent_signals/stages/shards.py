@@ -85,7 +85,7 @@ async def record_shard_run(
     """A shard processed as its own flow run leaves its figures for the run that handed it out."""
     async with await db.aconnect(db.database_url(spec.settings), autocommit=True) as conn:
         await runs.record_shard_run(
-            conn, spec.settings, run_id=spec.run_id, batch=batch, shard=shard.number, part=shard.part,
+            conn, run_id=spec.run_id, batch=batch, shard=shard.number, part=shard.part,
             flow_run_id=flow_run_id, stats=stats,
         )  # fmt: skip
 
@@ -93,7 +93,7 @@ async def record_shard_run(
 async def shard_run_stats(ctx: RunContext, batch: UUID) -> list[runs.RunStats]:
     """The figures one hand-out of shard flow runs left (see record_shard_run)."""
     async with ctx.pool.connection() as conn:
-        return await runs.shard_run_stats(conn, ctx.settings, ctx.run_id, batch)
+        return await runs.shard_run_stats(conn, ctx.run_id, batch)
 
 
 async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
@@ -104,7 +104,7 @@ async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
         ctx.listeners.progress(sorted(shard_stats.user_ids), shard_stats.messages)
     if not ctx.dry_run and not ctx.stop.cut:
         try:
-            await runs.update_run(ctx.ledger, ctx.settings, ctx.run_id, ctx.stats)
+            await runs.update_run(ctx.ledger, ctx.run_id, ctx.stats)
         except Exception as exc:
             if not await cut_off(ctx, exc):
                 raise
@@ -120,15 +120,15 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
         return
     locked: list[str] = []
     try:
-        locked = await runs.lock_users(ctx.ledger, ctx.settings, user_ids)
+        locked = await runs.lock_users(ctx.ledger, user_ids)
         if len(locked) < len(user_ids):
             ctx.stats.skipped_users["busy"] += len(user_ids) - len(locked)
         await _process_locked(ctx, locked)
-        await runs.unlock_users(ctx.ledger, ctx.settings, locked)
+        await runs.unlock_users(ctx.ledger, locked)
     except Exception as exc:  # a lost connection ends the shard here (its locks go with its session)
         if not await cut_off(ctx, exc):
             if locked and not ctx.stop.database:
-                await runs.unlock_users(ctx.ledger, ctx.settings, locked)
+                await runs.unlock_users(ctx.ledger, locked)
             raise
 
 

@@ -48,7 +48,7 @@ async def summarize(ctx: RunContext) -> list[str]:
     if batch_aware(ctx):  # the answers of earlier summary batches written (whatever the mode is now)
         written = await batch_summaries.collect(ctx, rebuild)
     async with ctx.pool.connection() as conn:
-        todo = await summaries.candidates(conn, ctx.settings)
+        todo = await summaries.candidates(conn)
     if batch_summaries.batched(ctx):  # the stale ones sent in a batch
         todo = await batch_summaries.submit(ctx, todo)  # left: those with nothing to describe (no call)
     slots = asyncio.Semaphore(ctx.settings.concurrency)
@@ -75,7 +75,7 @@ async def summarize(ctx: RunContext) -> list[str]:
     changed = sorted({*written, *(c.user_id for c in todo)} - set(failed))
     if changed:  # a summary is part of the views: these users' rows are refreshed too
         async with ctx.pool.connection() as conn:
-            await upkeep.mark_dirty(conn, ctx.settings, changed)
+            await upkeep.mark_dirty(conn, changed)
     return failed
 
 
@@ -97,9 +97,9 @@ async def rebuild(
     """Rebuild one user's summary; returns what happened: `summarized`, `summary_replaced` (the model's
     paragraph failed screening: written from the signals instead) or `summary_dropped` (no active signal).
     Raises ModelUnavailable or InvalidAnswer, leaving the previous summary in place."""
-    lines = await summaries.signal_lines(conn, settings, candidate.user_id)
+    lines = await summaries.signal_lines(conn, candidate.user_id)
     if not lines:
-        await summaries.delete(conn, settings, candidate.user_id)
+        await summaries.delete(conn, candidate.user_id)
         return "summary_dropped"
     summary = parse_summary_answer(await write(lines)).summary
     model, version, outcome = settings.model, prompt_set(settings, "summarize").version, "summarized"
@@ -115,7 +115,6 @@ async def rebuild(
         )
     await summaries.write(
         conn,
-        settings,
         candidate,
         summary,
         signal_count=len(lines),

@@ -47,7 +47,7 @@ def resolve_signal(conn: psycopg.Connection, settings: Settings, user_id: str, r
             f"{ref!r} is not a signal id or the start of one",
             hint=f"give at least {MIN_PREFIX} characters of an id (hex digits and dashes) as {listed} prints them",
         )
-    ids = stored.ids_starting(conn, settings, user_id, ref)
+    ids = stored.ids_starting(conn, user_id, ref)
     if not ids:
         raise SignalNotFound(f"user {user_id!r} has no signal {ref!r}", hint=f"see the ids with {listed}")
     if len(ids) > 1:
@@ -60,7 +60,7 @@ def _summary_dropped(conn: psycopg.Connection, settings: Settings, user_id: str)
     """The change made inside, and the drop of the summary it made stale, in one transaction."""
     with conn.transaction():
         yield
-        stored.drop_stale_summary(conn, settings, user_id)
+        stored.drop_stale_summary(conn, user_id)
 
 
 def add_signal(
@@ -72,7 +72,7 @@ def add_signal(
     agent_id: str | None = None,
 ) -> UUID:
     with _summary_dropped(conn, settings, user_id):
-        return stored.add(conn, settings, user_id, content, kind, agent_id)
+        return stored.add(conn, user_id, content, kind, agent_id)
 
 
 def edit_signal(
@@ -84,17 +84,17 @@ def edit_signal(
     kind: str | None,
 ) -> UUID:
     with _summary_dropped(conn, settings, user_id):
-        return stored.edit(conn, settings, user_id, signal_id, content, kind)
+        return stored.edit(conn, user_id, signal_id, content, kind)
 
 
 def forget_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> int:
     """Remove everything derived about a user; returns how many signals went."""
-    return stored.forget(conn, settings, user_id)
+    return stored.forget(conn, user_id)
 
 
 def delete_signal(conn: psycopg.Connection, settings: Settings, user_id: str, signal_id: UUID) -> None:
     with _summary_dropped(conn, settings, user_id):
-        stored.delete(conn, settings, user_id, signal_id)
+        stored.delete(conn, user_id, signal_id)
 
 
 def refresh_context(settings: Settings, user_id: str) -> None:
@@ -126,12 +126,12 @@ def search(
 ) -> list[dict[str, Any]]:
     providers.register_offline(settings)
     vector = asyncio.run(llm.embed([text], settings)).vectors[0]
-    return stored.search(conn, settings, vector, user_id=user_id, limit=limit)
+    return stored.search(conn, vector, user_id=user_id, limit=limit)
 
 
 def undo(conn: psycopg.Connection, settings: Settings, event_id: int) -> str:
     """Reverse a reconciliation merge or demotion; returns what was done. One transaction."""
-    event = stored.event(conn, settings, event_id)
+    event = stored.event(conn, event_id)
     if event is None:
         raise SignalNotFound(f"there is no event {event_id}", hint="event ids are in signals.events")
     if event["actor"] != "reconciler" or event["action"] not in ("merge", "demote"):
@@ -144,10 +144,10 @@ def undo(conn: psycopg.Connection, settings: Settings, event_id: int) -> str:
     user_id, survivor_id = event["user_id"], event["signal_id"]
     try:
         if event["action"] == "demote":
-            if not stored.undo_demotion(conn, settings, event):
+            if not stored.undo_demotion(conn, event):
                 raise AgentSignalsError(f"signal {survivor_id} is no longer active; nothing to undo")
             return f"signal {survivor_id} is core again"
-        stored.undo_merge(conn, settings, event)
+        stored.undo_merge(conn, event)
         return f"{len(event['before']['absorbed'])} signal(s) separated again from {survivor_id}"
     except psycopg.errors.CheckViolation as exc:
         raise AgentSignalsError(

@@ -45,12 +45,12 @@ class FoundBatch:
     run_running: bool  # the run that prepared it is still running
 
 
-def batches_out(conn: psycopg.Connection, settings: Settings) -> list[BatchOut]:
+def batches_out(conn: psycopg.Connection) -> list[BatchOut]:
     """The batches not collected yet, oldest first."""
     return [BatchOut(*row) for row in conn.execute(query("batch_report/batches_out")).fetchall()]
 
 
-def find_batch(conn: psycopg.Connection, settings: Settings, key: str) -> FoundBatch | None:
+def find_batch(conn: psycopg.Connection, key: str) -> FoundBatch | None:
     """The batch whose key (a UUID, any case) or provider batch id is `key`; None when there is none."""
     try:
         batch_key: UUID | None = UUID(key)
@@ -60,7 +60,7 @@ def find_batch(conn: psycopg.Connection, settings: Settings, key: str) -> FoundB
     return FoundBatch(*row) if row else None
 
 
-def note_provider_status(conn: psycopg.Connection, settings: Settings, batch_key: UUID, status: str) -> None:
+def note_provider_status(conn: psycopg.Connection, batch_key: UUID, status: str) -> None:
     """The provider's word on a batch still `submitted` (after a cancel: cancelling, cancelled); the next run
     reads the batch again and records how it ended."""
     conn.execute(query("shared/batch_seen"), {"batch_key": batch_key, "provider_status": status})

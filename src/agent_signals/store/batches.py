@@ -90,7 +90,7 @@ class OpenBatch:
 
 
 async def record_batch(
-    conn: psycopg.AsyncConnection, settings: Settings, *, batch_key: UUID, run_id: UUID, model: str,
+    conn: psycopg.AsyncConnection, *, batch_key: UUID, run_id: UUID, model: str,
     prompt_version: str, answer_mode: str | None, requests: Sequence[NewRequest], purpose: str = "extract",
 ) -> None:  # fmt: skip
     """Record a batch `preparing` with its requests, in one transaction, before anything is uploaded. Raises
@@ -117,7 +117,7 @@ async def record_batch(
 
 
 async def submitted(
-    conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, provider_batch_id: str, status: str
+    conn: psycopg.AsyncConnection, batch_key: UUID, provider_batch_id: str, status: str
 ) -> None:
     await conn.execute(
         query("batches/batch_submitted"),
@@ -125,12 +125,12 @@ async def submitted(
     )
 
 
-async def seen(conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, status: str) -> None:
+async def seen(conn: psycopg.AsyncConnection, batch_key: UUID, status: str) -> None:
     await conn.execute(query("shared/batch_seen"), {"batch_key": batch_key, "provider_status": status})
 
 
 async def ended(
-    conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, *, provider_status: str,
+    conn: psycopg.AsyncConnection, batch_key: UUID, *, provider_status: str,
     output_file_id: str | None, error_file_id: str | None, answered: int, failed: int, error: str | None,
 ) -> None:  # fmt: skip
     await conn.execute(
@@ -142,7 +142,7 @@ async def ended(
 
 
 async def give_up(
-    conn: psycopg.AsyncConnection, settings: Settings, batch_key: UUID, status: str, error: str, run_id: UUID
+    conn: psycopg.AsyncConnection, batch_key: UUID, status: str, error: str, run_id: UUID
 ) -> None:
     """`abandoned` or `unsent`: its waiting requests closed unanswered, their users pending again."""
     await conn.execute(
@@ -152,7 +152,7 @@ async def give_up(
 
 
 async def close_requests(
-    conn: psycopg.AsyncConnection, settings: Settings, pairs: Sequence[tuple[UUID, str]], status: str,
+    conn: psycopg.AsyncConnection, pairs: Sequence[tuple[UUID, str]], status: str,
     run_id: UUID, error_kind: str | None = None,
 ) -> set[tuple[UUID, str]]:  # fmt: skip
     """Close the waiting requests of these (batch, user) pairs (`error_kind`: why they failed), in one
@@ -170,33 +170,30 @@ async def close_requests(
     return {(key, user_id) for key, user_id in await cur.fetchall()}
 
 
-async def truncated_last(
-    conn: psycopg.AsyncConnection, settings: Settings, user_ids: Sequence[str]
-) -> set[str]:
+async def truncated_last(conn: psycopg.AsyncConnection, user_ids: Sequence[str]) -> set[str]:
     """The users whose last batch answer was cut at max_tokens."""
     cur = await conn.execute(query("batches/truncated_last"), {"user_ids": list(user_ids)})
     return {row[0] for row in await cur.fetchall()}
 
 
-async def mark_collected(conn: psycopg.AsyncConnection, settings: Settings) -> int:
+async def mark_collected(conn: psycopg.AsyncConnection) -> int:
     cur = await conn.execute(query("batches/collected_batches"))
     return len(await cur.fetchall())
 
 
-async def open_batches(conn: psycopg.AsyncConnection, settings: Settings) -> list[OpenBatch]:
+async def open_batches(conn: psycopg.AsyncConnection) -> list[OpenBatch]:
     cur = conn.cursor(row_factory=dict_row)
     await cur.execute(query("batches/open_batches"))
     return [OpenBatch(**row) for row in await cur.fetchall()]
 
 
-async def run_batches(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> list[UUID]:
+async def run_batches(conn: psycopg.AsyncConnection, run_id: UUID) -> list[UUID]:
     cur = await conn.execute(query("batches/run_batches"), {"run_id": run_id})
     return [row[0] for row in await cur.fetchall()]
 
 
 async def waiting(
     conn: psycopg.AsyncConnection,
-    settings: Settings,
     user_ids: Sequence[str] | None,
     purpose: str = "extract",
 ) -> dict[str, list[Waiting]]:
@@ -235,7 +232,7 @@ async def asked_messages(
 
 
 async def asked_signals(
-    conn: psycopg.AsyncConnection, settings: Settings, user_id: str, signal_ids: Sequence[UUID]
+    conn: psycopg.AsyncConnection, user_id: str, signal_ids: Sequence[UUID]
 ) -> dict[UUID, KnownSignal]:
     """The known signals these requests showed that are still active, by id."""
     cur = await conn.execute(
@@ -244,8 +241,6 @@ async def asked_signals(
     return {row[0]: KnownSignal(*row) for row in await cur.fetchall()}
 
 
-async def users_waiting_in(
-    conn: psycopg.AsyncConnection, settings: Settings, batch_keys: Sequence[UUID]
-) -> list[str]:
+async def users_waiting_in(conn: psycopg.AsyncConnection, batch_keys: Sequence[UUID]) -> list[str]:
     cur = await conn.execute(query("batches/users_waiting_in"), {"batch_keys": list(batch_keys)})
     return [row[0] for row in await cur.fetchall()]

@@ -9,7 +9,6 @@ from datetime import datetime
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError, UnknownUser
 from agent_signals.store.sqlfiles import query
 
@@ -21,9 +20,7 @@ class ContextBlock:
     refreshed_at: datetime
 
 
-def context_block(
-    conn: psycopg.Connection, settings: Settings, user_id: str, agent_id: str | None = None
-) -> ContextBlock | None:
+def context_block(conn: psycopg.Connection, user_id: str, agent_id: str | None = None) -> ContextBlock | None:
     """The user's row of context.user_context (of context.agent_context for an agent), None when it has none;
     an error when the views were never built."""
     name, params = ("context_views/agent_context", {"user_id": user_id, "agent_id": agent_id}) if agent_id else (
@@ -55,9 +52,7 @@ class MissingContext:
     agent_known: bool  # the agent asked for appears in some conversation or signal
 
 
-def missing_context(
-    conn: psycopg.Connection, settings: Settings, user_id: str, agent_id: str | None = None
-) -> MissingContext:
+def missing_context(conn: psycopg.Connection, user_id: str, agent_id: str | None = None) -> MissingContext:
     row = conn.execute(query("context_views/context_missing"), {"user_id": user_id, "agent_id": agent_id})
     return MissingContext(*row.fetchone())
 
@@ -146,6 +141,6 @@ def explain_missing(user: str, agent: str | None, why: MissingContext) -> AgentS
     )
 
 
-def clear_all_dirty(conn: psycopg.Connection, settings: Settings, refresh_started: datetime) -> None:
+def clear_all_dirty(conn: psycopg.Connection, refresh_started: datetime) -> None:
     """After a full rebuild that started at refresh_started: every user changed before it is clean."""
     conn.execute(query("context_views/clear_all_dirty"), {"refresh_started": refresh_started})

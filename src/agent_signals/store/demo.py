@@ -9,7 +9,6 @@ from itertools import islice
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.store import demo_data
 from agent_signals.store.load import ConversationIn, ConversationsFile, LoadResult, store
 from agent_signals.store.sqlfiles import query
@@ -26,7 +25,6 @@ def demo_start(today: date | None = None) -> datetime:
 
 def seed(
     conn: psycopg.Connection,
-    settings: Settings,
     *,
     users: int,
     seed: int = 7,
@@ -47,7 +45,7 @@ def seed(
         if not chunk:
             break
         data = ConversationsFile(conversations=[ConversationIn.model_validate(r) for r in chunk])
-        result = store(conn, settings, data)
+        result = store(conn, data)
         for i, value in enumerate(
             (
                 result.conversations_new,
@@ -60,12 +58,10 @@ def seed(
     return LoadResult(*totals)
 
 
-def seed_showcase(conn: psycopg.Connection, settings: Settings, start: datetime | None = None) -> LoadResult:
+def seed_showcase(conn: psycopg.Connection, start: datetime | None = None) -> LoadResult:
     """The showcase user's conversations (demo_data.SHOWCASE), idempotently."""
     records = [c.record for c in demo_data.showcase(start or demo_start())]
-    return store(
-        conn, settings, ConversationsFile(conversations=[ConversationIn.model_validate(r) for r in records])
-    )
+    return store(conn, ConversationsFile(conversations=[ConversationIn.model_validate(r) for r in records]))
 
 
 @dataclass(frozen=True)
@@ -85,9 +81,7 @@ class DemoScore:
         return self.found / self.planted if self.planted else 1.0
 
 
-def score(
-    conn: psycopg.Connection, settings: Settings, *, users: int, seed: int = 7, messages_per_user: int = 10
-) -> DemoScore:
+def score(conn: psycopg.Connection, *, users: int, seed: int = 7, messages_per_user: int = 10) -> DemoScore:
     """Message-level precision and recall of the stored signals against the demo's planted labels."""
     category: dict[tuple[str, str], str] = {}
     for conv in demo_data.generate(users, seed=seed, user_messages_per_user=messages_per_user):

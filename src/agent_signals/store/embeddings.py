@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.store.sqlfiles import query
 
 
@@ -14,17 +13,13 @@ def vector_text(vector: tuple[float, ...] | list[float] | None) -> str | None:
     return None if vector is None else "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
 
 
-async def missing(
-    conn: psycopg.AsyncConnection, settings: Settings, user_id: str | None, limit: int
-) -> list[tuple[object, str]]:
+async def missing(conn: psycopg.AsyncConnection, user_id: str | None, limit: int) -> list[tuple[object, str]]:
     """Up to `limit` signals (of one user, or of all) with no embedding: (signal_id, content)."""
     cur = await conn.execute(query("embeddings/missing_embeddings"), {"user_id": user_id, "limit": limit})
     return await cur.fetchall()
 
 
-async def store(
-    conn: psycopg.AsyncConnection, settings: Settings, vectors: list[tuple[object, list[float]]]
-) -> None:
+async def store(conn: psycopg.AsyncConnection, vectors: list[tuple[object, list[float]]]) -> None:
     """Each (signal_id, vector), in one transaction."""
     async with conn.transaction():
         for signal_id, vector in vectors:

@@ -9,7 +9,6 @@ from uuid import UUID
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.store.source import Window
 from agent_signals.store.sqlfiles import query
 
@@ -28,14 +27,14 @@ def _with_evidence(rows: list[tuple]) -> list[SignalRow]:
     ]
 
 
-def stored_signals(conn: psycopg.Connection, settings: Settings) -> list[SignalRow]:
+def stored_signals(conn: psycopg.Connection) -> list[SignalRow]:
     """The inferred signals an evaluation run stored (active, archived or ended: a fact whose validity ended
     was still extracted; merged ones are out), by user and text."""
     return _with_evidence(conn.execute(query("evaluation/eval_signals")).fetchall())
 
 
 async def open_rehearsal_run(
-    conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID, model: str, prompt_version: str
+    conn: psycopg.AsyncConnection, run_id: UUID, model: str, prompt_version: str
 ) -> None:
     """A replay's run row, inside the user's rehearsal transaction (always rolled back): what apply records
     refers to a run, and a replay leaves no ledger row behind."""
@@ -44,7 +43,7 @@ async def open_rehearsal_run(
 
 
 async def window_signals(
-    conn: psycopg.AsyncConnection, settings: Settings, window: Window, user_id: str, *, set_aside: bool
+    conn: psycopg.AsyncConnection, window: Window, user_id: str, *, set_aside: bool
 ) -> list[SignalRow]:
     """A user's active inferred signals citing a message of the window, by text; with `set_aside` (the read
     before apply, inside the rehearsal transaction) they are also set aside so that apply passes over them."""

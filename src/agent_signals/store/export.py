@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.store.sqlfiles import query
 
@@ -85,7 +84,7 @@ def chosen_views(names: str | None) -> tuple[str, ...]:
 
 
 @contextmanager
-def snapshot(conn: psycopg.Connection, settings: Settings) -> Iterator[None]:
+def snapshot(conn: psycopg.Connection) -> Iterator[None]:
     """A read-only repeatable-read transaction (timestamps in UTC) for the block: every view of an export is
     read from one snapshot. `conn` is in autocommit mode (store.db.session)."""
     with conn.transaction():
@@ -93,7 +92,7 @@ def snapshot(conn: psycopg.Connection, settings: Settings) -> Iterator[None]:
         yield
 
 
-def view_columns(conn: psycopg.Connection, settings: Settings, view: str) -> tuple[Column, ...]:
+def view_columns(conn: psycopg.Connection, view: str) -> tuple[Column, ...]:
     """The view's columns in order; an error saying how to build it when it does not exist yet."""
     assert view in VIEWS, view  # chosen_views checked it
     rows = conn.execute(query("export/export_view_columns"), {"relation": view}).fetchall()

@@ -14,7 +14,6 @@ from typing import Literal
 import psycopg
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from agent_signals.config import Settings
 from agent_signals.errors import LoadError
 from agent_signals.store.sqlfiles import query
 
@@ -163,13 +162,13 @@ def read(path: Path) -> ConversationsFile:
     return parse(text, str(path))
 
 
-def store(conn: psycopg.Connection, settings: Settings, data: ConversationsFile) -> LoadResult:
+def store(conn: psycopg.Connection, data: ConversationsFile) -> LoadResult:
     """Write a validated file in one transaction: new conversations, changed flags, appended messages.
     A conversation changing owner or a stored message changing is refused, and nothing is written."""
-    return write(conn, settings, lambda: _copy_file(conn, data))
+    return write(conn, lambda: _copy_file(conn, data))
 
 
-def write(conn: psycopg.Connection, settings: Settings, stage: Callable[[], None]) -> LoadResult:
+def write(conn: psycopg.Connection, stage: Callable[[], None]) -> LoadResult:
     """The one transaction of every load: empty staging tables (load_conversations, load_messages), `stage`
     fills them (from a parsed JSON file, or streamed from a flat file: store/load_rows.py), then the
     owner-clash and changed-message checks, the upsert of conversations and the insert of new messages.
@@ -179,7 +178,7 @@ def write(conn: psycopg.Connection, settings: Settings, stage: Callable[[], None
             conn.execute(query("load/load_staging_tables"))
             stage()
             conn.execute(query("load/load_analyze_staging"))
-            return _apply(conn, settings)
+            return _apply(conn)
     except psycopg.DataError as exc:  # text that validation let through and this server still refuses
         raise LoadError(
             f"PostgreSQL refused the file: {str(exc).splitlines()[0]}", hint="nothing was loaded"
@@ -208,7 +207,7 @@ def _copy_file(conn: psycopg.Connection, data: ConversationsFile) -> None:
                 )
 
 
-def _apply(conn: psycopg.Connection, settings: Settings) -> LoadResult:
+def _apply(conn: psycopg.Connection) -> LoadResult:
     clash = conn.execute(query("load/load_owner_clash")).fetchone()
     if clash:
         raise LoadError(

@@ -17,7 +17,6 @@ from typing import Literal
 import polars as pl
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.errors import LoadError
 from agent_signals.store.load import UNSTORABLE_HINT, LoadResult, write
 from agent_signals.store.sqlfiles import query
@@ -51,14 +50,14 @@ def format_of(path: Path, given: str | None = None) -> Format:
     return found
 
 
-def store_file(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format) -> LoadResult:
+def store_file(conn: psycopg.Connection, path: Path, fmt: Format) -> LoadResult:
     """Load a flat file in one transaction, all or nothing; re-loading it changes nothing."""
     if not path.is_file():
         raise LoadError(f"cannot read {path}: no such file")
-    return write(conn, settings, lambda: _stage(conn, settings, path, fmt))
+    return write(conn, lambda: _stage(conn, path, fmt))
 
 
-def _stage(conn: psycopg.Connection, settings: Settings, path: Path, fmt: Format) -> None:
+def _stage(conn: psycopg.Connection, path: Path, fmt: Format) -> None:
     conn.execute(query("load_rows/load_rows_table"))
     copy_sql = f"copy load_rows (row_number, {', '.join(COLUMNS)}) from stdin (format csv)"
     rows = 0

@@ -79,7 +79,7 @@ def run_markdown(conn: psycopg.Connection | None, settings: Settings, summary: d
 def batches_section(conn: psycopg.Connection, settings: Settings) -> list[str]:
     """The provider batches not collected yet, with their age; those out longer than
     AGENT_SIGNALS_BATCH_WARN_AGE_S marked (the run logged a warning for each)."""
-    rows = batches_out(conn, settings)
+    rows = batches_out(conn)
     if not rows:
         return []
     lines = ["", f"## Batches in flight ({len(rows)})", "",

@@ -11,7 +11,6 @@ from uuid import UUID
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.store.sqlfiles import query
 
 
@@ -41,22 +40,20 @@ class Approved:
     note: str | None
 
 
-def pending(conn: psycopg.Connection, settings: Settings, user_id: str | None = None) -> list[PendingSignal]:
+def pending(conn: psycopg.Connection, user_id: str | None = None) -> list[PendingSignal]:
     """The signals waiting for review, of one user or of all, oldest first."""
     rows = conn.execute(query("review/review_list"), {"user_id": user_id}).fetchall()
     return [PendingSignal(*row) for row in rows]
 
 
-def find(
-    conn: psycopg.Connection, settings: Settings, signal_id: UUID | None, prefix: str
-) -> list[tuple[UUID, str, str]]:
+def find(conn: psycopg.Connection, signal_id: UUID | None, prefix: str) -> list[tuple[UUID, str, str]]:
     """(signal id, user, status) of the signal with this id (any status), or, with none, of up to two
     pending signals whose id starts with `prefix`."""
     params = {"signal_id": signal_id, "prefix": prefix}
     return [tuple(row) for row in conn.execute(query("review/review_find"), params).fetchall()]
 
 
-def approve(conn: psycopg.Connection, settings: Settings, signal_id: UUID, actor: str) -> Approved:
+def approve(conn: psycopg.Connection, signal_id: UUID, actor: str) -> Approved:
     """signals.review_approve in its own transaction (a savepoint inside another)."""
     with conn.transaction():
         row = conn.execute(
@@ -65,7 +62,7 @@ def approve(conn: psycopg.Connection, settings: Settings, signal_id: UUID, actor
     return Approved(*row)
 
 
-def reject(conn: psycopg.Connection, settings: Settings, signal_id: UUID, actor: str) -> None:
+def reject(conn: psycopg.Connection, signal_id: UUID, actor: str) -> None:
     """signals.review_reject in its own transaction (a savepoint inside another)."""
     with conn.transaction():
         conn.execute(query("review/review_reject"), {"signal_id": signal_id, "actor": actor})

@@ -9,7 +9,6 @@ from collections import Counter
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.store.sqlfiles import query
 
 FIGURES = ("calls", "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_usd")
@@ -19,7 +18,7 @@ def key(purpose: str, mode: str, figure: str) -> str:
     return f"{purpose}.{mode}.{figure}"
 
 
-async def record(conn: psycopg.AsyncConnection, settings: Settings, run_id, unrecorded: Counter[str]) -> None:
+async def record(conn: psycopg.AsyncConnection, run_id, unrecorded: Counter[str]) -> None:
     """Add the calls counted in `unrecorded` to the run's rows, then take them out of it (what was counted
     while the write was in flight stays for the next one). Raises what the database raises: nothing is
     taken out then."""

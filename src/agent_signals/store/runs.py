@@ -207,19 +207,19 @@ class RunStats:
         return params
 
 
-async def lock_users(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> list[str]:
+async def lock_users(conn: psycopg.AsyncConnection, user_ids: list[str]) -> list[str]:
     """Take the run-level lock of each user that no other run holds (session locks on the run's own
     connection: released when it ends, or by PostgreSQL if the process dies). Returns the users locked."""
     cur = await conn.execute(query("runs/try_lock_users"), {"user_ids": user_ids})
     return [row[0] for row in await cur.fetchall()]
 
 
-async def unlock_users(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
+async def unlock_users(conn: psycopg.AsyncConnection, user_ids: list[str]) -> None:
     if user_ids:
         await conn.execute(query("runs/unlock_users"), {"user_ids": user_ids})
 
 
-async def abandon_dead_runs(conn: psycopg.AsyncConnection, settings: Settings) -> list[UUID]:
+async def abandon_dead_runs(conn: psycopg.AsyncConnection) -> list[UUID]:
     async with conn.transaction():
         cur = await conn.execute(query("runs/abandon_dead_runs"))
         return [row[0] for row in await cur.fetchall()]
@@ -262,7 +262,6 @@ async def start_run(
 
 async def update_run(
     conn: psycopg.AsyncConnection,
-    settings: Settings,
     run_id: UUID,
     stats: RunStats,
     status: str = "running",
@@ -270,14 +269,14 @@ async def update_run(
 ) -> None:
     """Write the run's row: first the calls counted and not yet recorded (run_calls.record), from which the
     row's call figures are read."""
-    await run_calls.record(conn, settings, run_id, stats.unrecorded)
+    await run_calls.record(conn, run_id, stats.unrecorded)
     await conn.execute(
         query("runs/update_run"),
         {**stats.as_params(), "run_id": run_id, "status": status, "error": _redact(error) if error else None},
     )
 
 
-async def end_sessions(conn: psycopg.AsyncConnection, settings: Settings, application_name: str) -> None:
+async def end_sessions(conn: psycopg.AsyncConnection, application_name: str) -> None:
     """End the database sessions of an interrupted run (their transactions roll back: those users stay
     pending)."""
     await conn.execute(query("runs/end_run_sessions"), {"application_name": application_name})
@@ -294,14 +293,14 @@ class Committed:
     slices: int  # backfill slices finished
 
 
-async def committed_by_run(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> Committed:
+async def committed_by_run(conn: psycopg.AsyncConnection, run_id: UUID) -> Committed:
     """What a run committed, read from the events, watermarks, failures and slices it wrote."""
     cur = await conn.execute(query("runs/committed_by_run"), {"run_id": run_id})
     return Committed(*await cur.fetchone())
 
 
 async def record_shard_run(
-    conn: psycopg.AsyncConnection, settings: Settings, *, run_id: UUID, batch: UUID, shard: int, part: int,
+    conn: psycopg.AsyncConnection, *, run_id: UUID, batch: UUID, shard: int, part: int,
     flow_run_id: UUID | None, stats: RunStats,
 ) -> None:  # fmt: skip
     """The figures of a shard processed as its own flow run (ops.run_shards), for the run that handed it out."""
@@ -312,24 +311,20 @@ async def record_shard_run(
     )  # fmt: skip
 
 
-async def shard_run_stats(
-    conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID, batch: UUID
-) -> list[RunStats]:
+async def shard_run_stats(conn: psycopg.AsyncConnection, run_id: UUID, batch: UUID) -> list[RunStats]:
     """The figures one hand-out of shard flow runs left (see record_shard_run)."""
     cur = await conn.execute(query("runs/shard_run_stats"), {"run_id": run_id, "batch": batch})
     return [RunStats.from_aggregates(stats) for _shard, _part, stats in await cur.fetchall()]
 
 
-async def finished_slices(
-    conn: psycopg.AsyncConnection, settings: Settings, backfill_key: str
-) -> set[datetime]:
+async def finished_slices(conn: psycopg.AsyncConnection, backfill_key: str) -> set[datetime]:
     """The slices of a backfill (by its key) that a run finished cleanly: not redone."""
     cur = await conn.execute(query("runs/finished_slices"), {"backfill_key": backfill_key})
     return {row[0] for row in await cur.fetchall()}
 
 
 async def record_slice(
-    conn: psycopg.AsyncConnection, settings: Settings, *, backfill_key: str, start: datetime, end: datetime,
+    conn: psycopg.AsyncConnection, *, backfill_key: str, start: datetime, end: datetime,
     run_id: UUID, users: int, messages: int,
 ) -> None:  # fmt: skip
     await conn.execute(

@@ -8,7 +8,6 @@ from datetime import datetime
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.store.sqlfiles import query
 
@@ -28,7 +27,6 @@ class SetAside:
 
 def list_set_aside(
     conn: psycopg.Connection,
-    settings: Settings,
     *,
     user_id: str | None = None,
     include_released: bool = False,
@@ -39,7 +37,6 @@ def list_set_aside(
 
 def release(
     conn: psycopg.Connection,
-    settings: Settings,
     *,
     ids: tuple[int, ...] = (),
     user_id: str | None = None,

@@ -9,7 +9,6 @@ from uuid import UUID
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.errors import UnknownUser
 from agent_signals.store.sqlfiles import query
 
@@ -33,29 +32,29 @@ class ListedSignal:
     first_seen: datetime | None = None
 
 
-def user_exists(conn: psycopg.Connection, settings: Settings, user_id: str) -> bool:
+def user_exists(conn: psycopg.Connection, user_id: str) -> bool:
     """Whether the user has conversations or signals."""
     return conn.execute(query("signals_admin/user_exists"), {"user_id": user_id}).fetchone()[0]
 
 
-def require_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
+def require_user(conn: psycopg.Connection, user_id: str) -> None:
     """Refuse a user with no conversations and no signals (a typo, most often)."""
-    if not user_exists(conn, settings, user_id):
+    if not user_exists(conn, user_id):
         raise UnknownUser(f"no conversations or signals for user {user_id!r}", hint="check the user id")
 
 
 def list_signals(
-    conn: psycopg.Connection, settings: Settings, user_id: str, *, include_inactive: bool = False
+    conn: psycopg.Connection, user_id: str, *, include_inactive: bool = False
 ) -> list[ListedSignal]:
     """A known user's signals, the user's own first, then core, then the most recently seen; active only
     unless include_inactive (archived, ended, merged and deleted too, and those held for review: pending,
     rejected)."""
-    require_user(conn, settings, user_id)
+    require_user(conn, user_id)
     rows = conn.execute(query("signals_admin/list_signals"), {"user_id": user_id, "all": include_inactive})
     return [ListedSignal(*row) for row in rows.fetchall()]
 
 
-def sample_user(conn: psycopg.Connection, settings: Settings) -> str | None:
+def sample_user(conn: psycopg.Connection) -> str | None:
     """The user with the most active signals, or None when there is none."""
     row = conn.execute(query("signals_admin/sample_user")).fetchone()
     return row[0] if row else None

@@ -51,7 +51,7 @@ class Pending:
     waiting: bool = False  # the user's last attempt failed and its backoff has not run out (not read now)
 
 
-async def pending_users(conn: psycopg.AsyncConnection, settings: Settings, window: Window) -> list[Pending]:
+async def pending_users(conn: psycopg.AsyncConnection, window: Window) -> list[Pending]:
     """Users with flagged user-role messages in the window (ids and counts: messages are read per shard),
     those waiting out a failure's backoff included (Pending.waiting)."""
     cur = await conn.execute(query("shared/scan_pending_users"), window.params)
@@ -96,10 +96,10 @@ async def load_shard(
     params = {"user_ids": user_ids, **window.params, **decay.query_params(settings, window.until)}
     cur = await conn.execute(query("source/load_pending_messages"), params)
     messages = pl.DataFrame(await cur.fetchall(), schema=MESSAGES, orient="row")
-    return ShardFrames(messages, await known_frame(conn, settings, user_ids))
+    return ShardFrames(messages, await known_frame(conn, user_ids))
 
 
-async def known_frame(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> pl.DataFrame:
+async def known_frame(conn: psycopg.AsyncConnection, user_ids: list[str]) -> pl.DataFrame:
     """The active signals shown to the model (all of each user's own, then at most KNOWN_SIGNALS_SHOWN
     inferred ones: core, then the most recently seen), a row each, in the order shown."""
     cur = await conn.execute(
@@ -109,11 +109,9 @@ async def known_frame(conn: psycopg.AsyncConnection, settings: Settings, user_id
     return pl.DataFrame(rows, schema=KNOWN, orient="row")
 
 
-async def known_signals(
-    conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]
-) -> dict[str, list[KnownSignal]]:
+async def known_signals(conn: psycopg.AsyncConnection, user_ids: list[str]) -> dict[str, list[KnownSignal]]:
     """known_frame by user."""
-    return _by_user(await known_frame(conn, settings, user_ids), _known_signal)
+    return _by_user(await known_frame(conn, user_ids), _known_signal)
 
 
 def _by_user(frame: pl.DataFrame, make: Callable[[dict], T]) -> dict[str, list[T]]:

@@ -9,7 +9,6 @@ from uuid import UUID
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.core.prompts import SummaryLine
 from agent_signals.store.sqlfiles import query
 
@@ -22,27 +21,26 @@ class Candidate:
     fingerprint: str
 
 
-async def candidates(conn: psycopg.AsyncConnection, settings: Settings) -> list[Candidate]:
+async def candidates(conn: psycopg.AsyncConnection) -> list[Candidate]:
     """Every user whose stored summary no longer matches their active signals (the dirty users among
     them), whoever consumed the dirty marks."""
     cur = await conn.execute(query("summaries/summary_candidates"))
     return [Candidate(*row) for row in await cur.fetchall()]
 
 
-async def signal_lines(conn: psycopg.AsyncConnection, settings: Settings, user_id: str) -> list[SummaryLine]:
+async def signal_lines(conn: psycopg.AsyncConnection, user_id: str) -> list[SummaryLine]:
     """What the user's summary is written from: their own signals, their core, their strongest contextual."""
     cur = await conn.execute(query("summaries/summary_signals"), {"user_id": user_id})
     return [SummaryLine(*row) for row in await cur.fetchall()]
 
 
-async def delete(conn: psycopg.AsyncConnection, settings: Settings, user_id: str) -> None:
+async def delete(conn: psycopg.AsyncConnection, user_id: str) -> None:
     """The user's summary removed (no active signal left to describe)."""
     await conn.execute(query("summaries/delete_summary"), {"user_id": user_id})
 
 
 async def write(
     conn: psycopg.AsyncConnection,
-    settings: Settings,
     candidate: Candidate,
     summary: str,
     *,

@@ -19,7 +19,7 @@ from agent_signals.core import decay as formula
 from agent_signals.store.sqlfiles import query
 
 
-async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> int:
+async def retract_orphans(conn: psycopg.AsyncConnection, run_id: UUID) -> int:
     """In one transaction: evidence of deleted conversations removed; a signal left with none is retracted
     (an event of the run), the others recounted. Returns how many were retracted."""
     retracted = 0
@@ -42,9 +42,7 @@ async def retract_orphans(conn: psycopg.AsyncConnection, settings: Settings, run
     return retracted
 
 
-async def decay(
-    conn: psycopg.AsyncConnection, settings: Settings, params: dict[str, object]
-) -> tuple[int, int]:
+async def decay(conn: psycopg.AsyncConnection, params: dict[str, object]) -> tuple[int, int]:
     """In one transaction: the signals whose validity has ended by the run's time ended, contextual signals
     under the threshold archived (an event each; their users are marked dirty by the trigger), then the
     scores of the dirty users' active inferred signals rewritten. `params`: core/decay.py's query_params and
@@ -56,12 +54,12 @@ async def decay(
     return ended, archived
 
 
-async def mark_dirty(conn: psycopg.AsyncConnection, settings: Settings, user_ids: list[str]) -> None:
+async def mark_dirty(conn: psycopg.AsyncConnection, user_ids: list[str]) -> None:
     """These users' rows of the views are refreshed by the next refresh."""
     await conn.execute(query("upkeep/mark_dirty"), {"user_ids": user_ids})
 
 
-async def mark_run_users_dirty(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
+async def mark_run_users_dirty(conn: psycopg.AsyncConnection, run_id: UUID) -> None:
     """The users `run_id`'s refresh took marked dirty again (its table expectations failed on them): the
     next run checks them again."""
     await conn.execute(query("upkeep/mark_dirty_run"), {"run_id": run_id})
@@ -80,7 +78,6 @@ async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, ru
 
 async def clear_dirty_users(
     conn: psycopg.AsyncConnection,
-    settings: Settings,
     run_id: UUID,
     refresh_started: datetime,
     keep: list[str],
@@ -92,10 +89,10 @@ async def clear_dirty_users(
             query("upkeep/clear_dirty_users"), {"run_id": run_id, "refresh_started": refresh_started}
         )
         if keep:
-            await mark_dirty(conn, settings, keep)
+            await mark_dirty(conn, keep)
 
 
-def pending_work(conn: psycopg.Connection, settings: Settings, params: dict[str, object]) -> list[str]:
+def pending_work(conn: psycopg.Connection, params: dict[str, object]) -> list[str]:
     """The kinds of work a run would have to do (sql/queries/upkeep/pending_work.sql; empty: none). `params`:
     core/decay.py's query_params and whether summaries are on."""
     return [work for work, due in conn.execute(query("upkeep/pending_work"), params) if due]

@@ -12,7 +12,6 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from agent_signals.config import Settings
 from agent_signals.core.text import normalize_content
 from agent_signals.errors import AgentSignalsError
 from agent_signals.store.embeddings import vector_text
@@ -26,7 +25,7 @@ REFUSALS = (
 )
 
 
-def _call(conn: psycopg.Connection, settings: Settings, name: str, params: dict[str, Any]) -> Any:
+def _call(conn: psycopg.Connection, name: str, params: dict[str, Any]) -> Any:
     """One SQL function's result, in its own transaction (a savepoint inside another); a refusal becomes an
     AgentSignalsError with the function's message and hint."""
     try:
@@ -38,7 +37,6 @@ def _call(conn: psycopg.Connection, settings: Settings, name: str, params: dict[
 
 def add(
     conn: psycopg.Connection,
-    settings: Settings,
     user_id: str,
     content: str,
     kind: str,
@@ -48,7 +46,6 @@ def add(
     returns its id."""
     return _call(
         conn,
-        settings,
         "user_signals/add_signal",
         {"user_id": user_id, "content": content, "kind": kind, "agent_id": agent_id},
     )
@@ -56,7 +53,6 @@ def add(
 
 def edit(
     conn: psycopg.Connection,
-    settings: Settings,
     user_id: str,
     signal_id: UUID,
     content: str,
@@ -64,25 +60,25 @@ def edit(
 ) -> UUID:
     """signals.edit_signal: the signal's text (and kind, unless None) as the user's own; returns its id."""
     params = {"user_id": user_id, "signal_id": signal_id, "content": content, "kind": kind}
-    return _call(conn, settings, "user_signals/edit_signal", params)
+    return _call(conn, "user_signals/edit_signal", params)
 
 
-def delete(conn: psycopg.Connection, settings: Settings, user_id: str, signal_id: UUID) -> None:
+def delete(conn: psycopg.Connection, user_id: str, signal_id: UUID) -> None:
     """signals.delete_signal: the signal deleted as the user (an inferred one is never learned again)."""
-    _call(conn, settings, "user_signals/delete_signal", {"user_id": user_id, "signal_id": signal_id})
+    _call(conn, "user_signals/delete_signal", {"user_id": user_id, "signal_id": signal_id})
 
 
-def forget(conn: psycopg.Connection, settings: Settings, user_id: str) -> int:
+def forget(conn: psycopg.Connection, user_id: str) -> int:
     """signals.forget_user: everything derived about the user removed; returns how many signals went."""
-    return _call(conn, settings, "user_signals/forget_user", {"user_id": user_id})
+    return _call(conn, "user_signals/forget_user", {"user_id": user_id})
 
 
-def drop_stale_summary(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
+def drop_stale_summary(conn: psycopg.Connection, user_id: str) -> None:
     """The user's summary, when it no longer describes their signals (its fingerprint differs)."""
     conn.execute(query("user_signals/drop_stale_summary"), {"user_id": user_id})
 
 
-def ids_starting(conn: psycopg.Connection, settings: Settings, user_id: str, prefix: str) -> list[UUID]:
+def ids_starting(conn: psycopg.Connection, user_id: str, prefix: str) -> list[UUID]:
     """Up to two of the user's signal ids whose text form starts with `prefix` (an exact prefix, never a
     pattern)."""
     rows = conn.execute(query("user_signals/resolve_signal_id"), {"user_id": user_id, "prefix": prefix})
@@ -90,7 +86,7 @@ def ids_starting(conn: psycopg.Connection, settings: Settings, user_id: str, pre
 
 
 def search(
-    conn: psycopg.Connection, settings: Settings, vector: list[float], *, user_id: str | None, limit: int
+    conn: psycopg.Connection, vector: list[float], *, user_id: str | None, limit: int
 ) -> list[dict[str, Any]]:
     """The active signals (of one user, or of all) nearest to `vector`: user_id, signal_id, origin, tier,
     kind, content and similarity (cosine), the most similar first."""
@@ -101,18 +97,18 @@ def search(
     ).fetchall()
 
 
-def event(conn: psycopg.Connection, settings: Settings, event_id: int) -> dict[str, Any] | None:
+def event(conn: psycopg.Connection, event_id: int) -> dict[str, Any] | None:
     """An event of signals.events (signal_id, user_id, action, actor, before, after) and whether an undo
     reversed it already (`undone`); None when there is none."""
     cur = conn.cursor(row_factory=dict_row)
     return cur.execute(query("user_signals/get_event"), {"event_id": event_id}).fetchone()
 
 
-def _lock_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> None:
+def _lock_user(conn: psycopg.Connection, user_id: str) -> None:
     conn.execute(query("shared/lock_users"), {"user_ids": [user_id]})
 
 
-def _record_undo(conn: psycopg.Connection, settings: Settings, event: dict[str, Any], after: dict) -> None:
+def _record_undo(conn: psycopg.Connection, event: dict[str, Any], after: dict) -> None:
     conn.execute(
         query("shared/insert_event"),
         {"signal_id": event["signal_id"], "user_id": event["user_id"], "run_id": None, "action": "undo",
@@ -121,21 +117,21 @@ def _record_undo(conn: psycopg.Connection, settings: Settings, event: dict[str, 
     )  # fmt: skip
 
 
-def undo_demotion(conn: psycopg.Connection, settings: Settings, event: dict[str, Any]) -> bool:
+def undo_demotion(conn: psycopg.Connection, event: dict[str, Any]) -> bool:
     """A demotion reversed under the user's lock: its signal core again, and an undo event, in one
     transaction. False (nothing done) when the signal is no longer active. Raises
     psycopg.errors.CheckViolation when the user's core is full."""
     with conn.transaction():
-        _lock_user(conn, settings, event["user_id"])
+        _lock_user(conn, event["user_id"])
         params = {"signal_id": event["signal_id"], "tier": "core"}
         row = conn.execute(query("shared/set_tier"), params).fetchone()
         if row is None:
             return False
-        _record_undo(conn, settings, event, row[0])
+        _record_undo(conn, event, row[0])
     return True
 
 
-def undo_merge(conn: psycopg.Connection, settings: Settings, event: dict[str, Any]) -> None:
+def undo_merge(conn: psycopg.Connection, event: dict[str, Any]) -> None:
     """A merge reversed under the user's lock, in one transaction: the absorbed signals restored as they
     were, the evidence copied to the survivor removed, the survivor's text, kind and tier before the merge
     back (no embedding until the next one is computed), and an undo event. Raises
@@ -143,7 +139,7 @@ def undo_merge(conn: psycopg.Connection, settings: Settings, event: dict[str, An
     duplicates one the user has now."""
     survivor_id, before = event["signal_id"], event["before"]["survivor"]
     with conn.transaction():
-        _lock_user(conn, settings, event["user_id"])
+        _lock_user(conn, event["user_id"])
         for snapshot in event["before"]["absorbed"]:
             conn.execute(
                 query("user_signals/restore_absorbed"),
@@ -162,4 +158,4 @@ def undo_merge(conn: psycopg.Connection, settings: Settings, event: dict[str, An
              "tier": before["tier"], "embedding": None},
         )  # fmt: skip
         after = conn.execute(query("shared/sync_mentions"), {"signal_ids": [survivor_id]}).fetchone()[1]
-        _record_undo(conn, settings, event, after)
+        _record_undo(conn, event, after)

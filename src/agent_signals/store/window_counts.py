@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import psycopg
 
-from agent_signals.config import Settings
 from agent_signals.store.source import Window
 from agent_signals.store.sqlfiles import query
 
 
-def flagged_messages(conn: psycopg.Connection, settings: Settings, window: Window) -> int:
+def flagged_messages(conn: psycopg.Connection, window: Window) -> int:
     """The messages a run over `window` would read, summed over its users."""
     rows = conn.execute(query("shared/scan_pending_users"), window.params).fetchall()
     return sum(row[1] for row in rows)
