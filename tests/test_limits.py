@@ -99,7 +99,7 @@ def scanned(area: str) -> list[Path]:
     if area == "sql":
         migrations = sorted((SQL / "migrations").glob("m*.sql"))
         newer = [p for p in migrations if p.name[:4] >= MIGRATIONS_BEFORE_LIMITS]
-        return [*sorted((SQL / "queries").rglob("*.sql")), *newer]
+        return [*sorted((SQL / "queries").rglob("*.sql")), *sorted((SQL / "functions").glob("*.sql")), *newer]
     if area == "dbt":
         project = ROOT / "dbt"
         return [p for p in project.rglob("*") if p.suffix in (".sql", ".yml") and "target" not in p.parts]

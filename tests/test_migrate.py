@@ -8,22 +8,15 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.errors import DatabaseUnavailable, SchemaError
 from agent_signals.store import db
-from agent_signals.store.migrate import available, check_current, migrate, write_limits
-from agent_signals.store.sqlfiles import query
+from agent_signals.store.migrate import available, check_current, function_files, migrate
+from tests.released_schema import migrate_as_released
 
 pytestmark = pytest.mark.db
 
 
-def migrate_without(conn: psycopg.Connection, version: str) -> None:
-    """The database as the migrations other than `version` leave it, recorded as `migrate` records them."""
-    conn.execute(query("migrate/bootstrap_migrations"))
-    for migration in available():
-        if migration.version != version:
-            conn.execute(migration.sql)
-            conn.execute(
-                query("migrate/record_migration"), vars(migration) | {"checksum": migration.checksum}
-            )
-    write_limits(conn)
+def versions(applied: list[str]) -> list[str]:
+    """The migrations of what `migrate` applied (the function files follow them)."""
+    return [name for name in applied if not name.endswith(".sql")]
 
 
 def test_migrate_is_idempotent_and_recorded(conn, settings):
@@ -38,7 +31,7 @@ def test_a_fresh_database_is_migrated_in_order(unmigrated_database):
     with psycopg.connect(unmigrated_database, autocommit=True) as conn:
         with pytest.raises(SchemaError, match="not up to date"):
             check_current(conn, settings)
-        assert migrate(conn, settings) == [m.version for m in available()]
+        assert migrate(conn, settings) == [m.version for m in available()] + [n for n, _ in function_files()]
         assert conn.execute("select to_regclass('signals.signals') is not null").fetchone()[0]
 
 
@@ -82,10 +75,11 @@ def test_a_malformed_url_is_a_clear_error():
 
 
 def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_database):
-    """m022 on a database migrated and written before it: every status (retracted too) stays as it was,
-    validity is null (the fact holds, its start not known), and the rebuild at a past time still reads."""
+    """m022 on a database migrated and written before it (by the code of then): every status (retracted too)
+    stays as it was, validity is null (the fact holds, its start not known), and the rebuild at a past time
+    still reads."""
     with psycopg.connect(unmigrated_database, autocommit=True) as conn:
-        migrate_without(conn, "m022")
+        migrate_as_released(conn, upto="m021")
         for status in ("active", "archived", "merged", "deleted", "retracted"):
             conn.execute(
                 "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"
@@ -94,7 +88,7 @@ def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_da
                 {"text": f"fact {status}", "status": status},
             )
         conn.execute("select signals.add_signal('u1', 'Writes in British English', 'writing')")
-        assert migrate(conn, Settings(database_url=unmigrated_database)) == ["m022"]
+        assert versions(migrate(conn, Settings(database_url=unmigrated_database)))[0] == "m022"
         rows = conn.execute(
             "select status, valid_from, valid_to, supersedes from signals.signals order by origin, content"
         ).fetchall()
@@ -107,7 +101,7 @@ def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_da
 
 
 def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_database):
-    """m023 on a database migrated and written before it: every status stays as it was, none is waiting for
+    """m023 on a database migrated and written before it (by the code of then): every status stays as it was, none is waiting for
     review, the events keep their actors; then pending and rejected are statuses the pipeline's candidates may
     take (never the user's own), and only the review functions' events name a reviewer."""
     statuses = ("active", "archived", "ended", "merged", "deleted", "retracted")
@@ -117,7 +111,7 @@ def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_data
         " 'contextual', %(origin)s, %(status)s, now(), now()) returning signal_id"
     )
     with psycopg.connect(unmigrated_database, autocommit=True) as conn:
-        migrate_without(conn, "m023")
+        migrate_as_released(conn, upto="m022")
         for status in statuses:
             conn.execute(insert, {"text": f"fact {status}", "status": status, "origin": "inferred"})
         with pytest.raises(psycopg.errors.CheckViolation):
@@ -127,7 +121,7 @@ def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_data
             "insert into signals.events (user_id, action, actor) values ('u1', 'create', 'pipeline')"
         )
 
-        assert migrate(conn, Settings(database_url=unmigrated_database)) == ["m023"]
+        assert versions(migrate(conn, Settings(database_url=unmigrated_database)))[0] == "m023"
         rows = conn.execute(
             "select status, review_reason from signals.signals order by origin, content"
         ).fetchall()

@@ -50,7 +50,7 @@ PLAIN = [
     "&lt;/m&gt; & <b>",
     "",
 ]
-SQL_TWIN = ROOT / "src" / "agent_signals" / "sql" / "migrations" / "m012_normalised_text.sql"
+SQL_TWIN = ROOT / "src" / "agent_signals" / "sql" / "functions" / "10_text.sql"
 
 
 def every_code_point() -> str:

@@ -137,7 +137,7 @@ def check_tables(settings: Settings, url: str, run_id: UUID, *, everyone: bool =
         return _check_tables(settings, url, run_id, everyone)
 
 
-RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"  # the scope of the expect_*.sql queries on user_id (m018)
+RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"  # the scope of the expect_*.sql queries on user_id (sql/functions/70_read_path.sql)
 
 
 def _scoped(sql: str, run_id: UUID, everyone: bool) -> str:

@@ -33,7 +33,7 @@ from functools import cache
 # word joiner, BOM, the bidi controls LRM/RLM/ALM, LRE..RLO and LRI..PDI, variation selectors, Hangul fillers,
 # tag characters U+E0000-E007F and the rest of U+E0000-E0FFF) and every other format character (category Cf).
 # Written in the regex syntax both Python's re and PostgreSQL's regular expressions read: the SQL twin,
-# signals.clean_text in sql/migrations/m012_normalised_text.sql, holds this very literal (tests/test_text.py).
+# signals.clean_text in sql/functions/10_text.sql, holds this very literal (tests/test_text.py).
 HIDDEN_CHARACTERS = (
     r"[\u00AD\u034F\u0600-\u0605\u061C\u06DD\u070F\u0890-\u0891\u08E2\u115F-\u1160\u17B4-\u17B5"
     r"\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB"

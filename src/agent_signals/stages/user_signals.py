@@ -1,5 +1,5 @@
 """What a user (or an application's settings page, or an operator) does to signals by hand: add, edit and
-delete (through the SQL functions of sql/migrations/m004_buckets.sql, the only way to touch a user's own
+delete (through the SQL functions of sql/functions/50_user_paths.sql, the only way to touch a user's own
 signals; their statements are in store/user_signals.py), semantic search, and undo of a reconciliation
 decision.
 

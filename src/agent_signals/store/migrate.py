@@ -1,21 +1,32 @@
-"""Ordered migrations from the package's sql/migrations (mNNN_name.sql), each applied in its own transaction and recorded;
-then the shared limits of limits.py written into signals.limits (SQL reads them through signals.limit)."""
+"""The schema, from the package's SQL. First the migrations of sql/migrations (mNNN_name.sql: tables, columns
+and data), each applied once, in its own transaction, and recorded with its checksum; then the function files
+of sql/functions (NN_name.sql: functions, views and triggers, each `create or replace`), all applied in the
+order of their names in one transaction whenever one of them changed or a migration ran, and recorded with
+their checksums; then the shared limits of limits.py written into signals.limits (SQL reads them through
+signals.limit)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+import tomllib
 from dataclasses import dataclass
+from functools import cache
 
 import psycopg
 
 from agent_signals import limits
 from agent_signals.config import Settings
 from agent_signals.errors import SchemaError
-from agent_signals.store.sqlfiles import query, sql_files
+from agent_signals.store.sqlfiles import SQL, query, sql_files
 
 MIGRATION_FILE = re.compile(r"^(m\d{3})_([a-z0-9_]+)\.sql$")
+FUNCTION_FILE = re.compile(r"^(\d{2})_[a-z0-9_]+\.sql$")
 LOCK_KEY = 0x5167_6E61  # one migrator at a time, whatever the number of processes
+
+
+def checksum(sql: str) -> str:
+    return hashlib.sha256(sql.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -26,7 +37,14 @@ class Migration:
 
     @property
     def checksum(self) -> str:
-        return hashlib.sha256(self.sql.encode()).hexdigest()
+        return checksum(self.sql)
+
+
+@cache
+def earlier_checksums() -> dict[str, str]:
+    """version -> the checksum a migration had before the functions it defined moved to sql/functions: what
+    a database migrated before then has recorded (sql/migrations/earlier_checksums.toml)."""
+    return tomllib.loads((SQL / "migrations" / "earlier_checksums.toml").read_text(encoding="utf-8"))
 
 
 def available() -> list[Migration]:
@@ -45,12 +63,32 @@ def available() -> list[Migration]:
     return found
 
 
+def function_files() -> list[tuple[str, str]]:
+    """(file name, text) of the function files (sql/functions/NN_name.sql), in the order they are applied."""
+    found = sql_files("functions")
+    for file_name, _text in found:
+        if not FUNCTION_FILE.match(file_name):
+            raise SchemaError(f"sql/functions/{file_name} is not named NN_name.sql", hint="rename the file")
+    prefixes = [file_name[:2] for file_name, _text in found]
+    if len(set(prefixes)) != len(prefixes):
+        raise SchemaError("two function files of sql/functions share a number: their order would be unstated")
+    return found
+
+
 def applied(conn: psycopg.Connection) -> dict[str, str]:
     """version -> checksum of the migrations recorded in the database (empty for a fresh database)."""
     exists = conn.execute("select to_regclass('ops.schema_migrations') is not null").fetchone()[0]
     if not exists:
         return {}
     return dict(conn.execute("select version, checksum from ops.schema_migrations").fetchall())
+
+
+def applied_functions(conn: psycopg.Connection) -> dict[str, str]:
+    """file name -> checksum of the function files recorded in the database (empty before m027)."""
+    exists = conn.execute("select to_regclass('ops.schema_functions') is not null").fetchone()[0]
+    if not exists:
+        return {}
+    return dict(conn.execute("select name, checksum from ops.schema_functions").fetchall())
 
 
 def check_vector(conn: psycopg.Connection) -> None:
@@ -70,8 +108,8 @@ def _check_history(known: dict[str, Migration], done: dict[str, str]) -> None:
             f"the database schema has migrations this code does not know: {', '.join(newer)}",
             hint="the database was migrated by a newer agent-signals; upgrade this installation",
         )
-    for version, checksum in done.items():
-        if known[version].checksum != checksum:
+    for version, recorded in done.items():
+        if recorded not in (known[version].checksum, earlier_checksums().get(version)):
             raise SchemaError(
                 f"migration {version} was changed after it was applied",
                 hint="never edit an applied migration; add a new mNNN file instead",
@@ -89,8 +127,42 @@ def check_current(conn: psycopg.Connection, settings: Settings) -> None:
             f"the database schema is not up to date (pending: {', '.join(missing)})",
             hint="run `agent-signals db migrate`",
         )
+    check_functions(conn)
     check_limits(conn)
     check_embedding_dimension(conn, settings)
+
+
+def check_functions(conn: psycopg.Connection) -> None:
+    """The database's functions, views and triggers are those of this code's function files: else a run
+    would call others."""
+    wanted = {name: checksum(text) for name, text in function_files()}
+    recorded = applied_functions(conn)
+    if recorded != wanted:
+        differ = sorted(
+            name for name in set(wanted) | set(recorded) if wanted.get(name) != recorded.get(name)
+        )
+        raise SchemaError(
+            f"the database's SQL functions are not this code's (sql/functions: {', '.join(differ)})",
+            hint="run `agent-signals db migrate`",
+        )
+
+
+def apply_functions(conn: psycopg.Connection, *, always: bool) -> list[str]:
+    """Apply every function file, in order, in one transaction, when one of them differs from what the
+    database recorded, or `always` (a migration ran: it may have dropped or changed what they define). Returns
+    the files applied."""
+    files = function_files()
+    wanted = {name: checksum(text) for name, text in files}
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        if not always and applied_functions(conn) == wanted:
+            return []
+        for _name, text in files:
+            conn.execute(text)
+        conn.execute(
+            query("migrate/record_functions"), {"names": list(wanted), "checksums": list(wanted.values())}
+        )
+    return list(wanted)
 
 
 def check_limits(conn: psycopg.Connection) -> None:
@@ -140,7 +212,8 @@ def set_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> Non
 
 
 def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
-    """Apply every pending migration and write the limits; returns the versions applied now. Idempotent."""
+    """Apply every pending migration, then the function files if needed, and write the limits; returns the
+    versions and function files applied now. Idempotent."""
     check_vector(conn)
     known = {m.version: m for m in available()}
     with conn.transaction():
@@ -160,6 +233,7 @@ def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:
                 {"version": migration.version, "name": migration.name, "checksum": migration.checksum},
             )
         now_applied.append(migration.version)
+    now_applied += apply_functions(conn, always=bool(now_applied))
     write_limits(conn)
     set_embedding_dimension(conn, settings)
     return now_applied

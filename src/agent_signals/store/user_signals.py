@@ -1,5 +1,5 @@
 """The statements of what a user does to signals by hand: add, edit, delete and forget through the SQL
-functions of sql/migrations/m004_buckets.sql (the only way to touch a user's own signals; their refusals
+functions of sql/functions/50_user_paths.sql (the only way to touch a user's own signals; their refusals
 become AgentSignalsError with the function's message and hint), the drop of a summary a change made stale,
 signal ids by prefix, semantic search, and the undo of a reconciliation merge or demotion."""
 

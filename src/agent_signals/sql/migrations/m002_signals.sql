@@ -1,4 +1,5 @@
--- Signals, their evidence, the append-only event log and per-conversation watermarks.
+-- Signals, their evidence, the append-only event log and per-conversation watermarks (the triggers that keep
+-- the log append-only: sql/functions/40_guards.sql).
 
 create extension if not exists vector;
 create schema if not exists signals;
@@ -54,21 +55,6 @@ create table signals.events (
 create index events_signal_idx on signals.events (signal_id);
 create index events_user_idx on signals.events (user_id, at);
 create index events_run_idx on signals.events (run_id);
-
-create function signals.refuse_event_change() returns trigger
-language plpgsql as $$
-begin
-    raise exception 'signals.events is append-only (% refused)', tg_op
-        using errcode = 'insufficient_privilege';
-end;
-$$;
-
-create trigger events_append_only
-    before update or delete on signals.events
-    for each row execute function signals.refuse_event_change();
-create trigger events_no_truncate
-    before truncate on signals.events
-    for each statement execute function signals.refuse_event_change();
 
 -- How far each flagged conversation has been read: (created_at, message_id) of the last message
 -- that went through a successful extraction.

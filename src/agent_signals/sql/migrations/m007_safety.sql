@@ -89,28 +89,8 @@ exception when insufficient_privilege then
 end;
 $$;
 
--- Only the user paths run the functions that touch the users' own signals.
-revoke execute on function signals.add_signal(text, text, text), signals.edit_signal(text, uuid, text, text),
-    signals.delete_signal(text, uuid) from public;
-grant execute on function signals.add_signal(text, text, text), signals.edit_signal(text, uuid, text, text),
-    signals.delete_signal(text, uuid) to agent_signals_app;
-
--- ---------------------------------------------------------------------------------------------------
--- Forgetting a user: everything derived about them goes (signals of both origins, evidence, events,
--- summaries, quarantine, failures with raw answers, view rows); one row in ops.forgotten says it happened.
--- Their conversations' watermarks stay, so old messages are not learned again.
-create or replace function signals.refuse_event_change() returns trigger
-language plpgsql as $$
-begin
-    if tg_op = 'DELETE' and current_user = 'agent_signals_user_paths'
-       and current_setting('agent_signals.forgetting', true) = 'on' then
-        return old;  -- forget_user, the one path that may remove events
-    end if;
-    raise exception 'signals.events is append-only (% refused)', tg_op
-        using errcode = 'insufficient_privilege';
-end;
-$$;
-
+-- Forgetting a user (signals.forget_user, sql/functions/60_forget.sql) runs as the user paths' role: what it
+-- reads and removes.
 grant select, delete on signals.signals, signals.events, signals.summaries, signals.dirty_users to agent_signals_user_paths;
 grant select, delete on ops.failures, ops.quarantine, ops.touched_users to agent_signals_user_paths;
 grant usage on schema ops, context to agent_signals_user_paths;
@@ -118,38 +98,3 @@ grant select, insert on ops.forgotten to agent_signals_user_paths;
 grant usage on all sequences in schema ops to agent_signals_user_paths;
 grant select, delete on all tables in schema context to agent_signals_user_paths;
 alter default privileges in schema context grant select, delete on tables to agent_signals_user_paths;
-
-create function signals.forget_user(p_user_id text)
-returns integer
-language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
-declare
-    removed integer;
-begin
-    perform signals.lock_user(p_user_id);
-    perform set_config('agent_signals.forgetting', 'on', true);
-    delete from signals.evidence e using signals.signals s
-    where e.signal_id = s.signal_id and s.user_id = p_user_id;
-    delete from signals.events where user_id = p_user_id;
-    -- merged signals point at their survivors: clear the pointers before the rows go
-    update signals.signals set merged_into = null where user_id = p_user_id and merged_into is not null;
-    delete from signals.signals where user_id = p_user_id;
-    get diagnostics removed = row_count;
-    delete from signals.summaries where user_id = p_user_id;
-    delete from signals.dirty_users where user_id = p_user_id;
-    delete from ops.failures where user_id = p_user_id;
-    delete from ops.quarantine where user_id = p_user_id;
-    delete from ops.touched_users where user_id = p_user_id;
-    if to_regclass('context.user_signals') is not null then
-        execute 'delete from context.user_signals where user_id = $1' using p_user_id;
-    end if;
-    if to_regclass('context.user_context') is not null then
-        execute 'delete from context.user_context where user_id = $1' using p_user_id;
-    end if;
-    perform set_config('agent_signals.forgetting', 'off', true);
-    insert into ops.forgotten (user_id, signals) values (p_user_id, removed);
-    return removed;
-end;
-$$;
-alter function signals.forget_user(text) owner to agent_signals_user_paths;
-revoke execute on function signals.forget_user(text) from public;
-grant execute on function signals.forget_user(text) to agent_signals_app;

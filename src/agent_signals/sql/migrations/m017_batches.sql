@@ -67,18 +67,6 @@ create index batch_requests_batch_idx on ops.batch_requests (batch_key) where st
 grant select, insert, update on ops.batches, ops.batch_requests to agent_signals_pipeline;
 grant select, delete on ops.batch_requests to agent_signals_user_paths;
 
--- `forget` removes a forgotten user's requests: an answer that comes back for them later matches nothing
--- and is never read.
-create function ops.forget_batch_requests() returns trigger
-language plpgsql as $$
-begin
-    delete from ops.batch_requests where user_id = new.user_id;
-    return new;
-end;
-$$;
-create trigger forgotten_clears_batch_requests after insert on ops.forgotten
-    for each row execute function ops.forget_batch_requests();
-
 -- A run's model calls, tokens and cost by how they were made: {"direct": {"calls", "prompt_tokens",
 -- "completion_tokens", "cost_usd"}, "batch": {...}} (batch answers at the batch price), and what it did with
 -- batches: {"sent", "requests_sent", "users_sent", "answers" (requests), "unanswered" and "failed" (users),

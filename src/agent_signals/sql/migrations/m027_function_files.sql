@@ -1,0 +1,10 @@
+-- The SQL functions, views and triggers are defined in sql/functions/ (`create or replace`, applied by
+-- `agent-signals db migrate` after the migrations, in the order of their file names); the migrations keep the
+-- tables, columns and data. The function files applied, with their checksums: the check at each run's start
+-- compares them with the code's.
+create table ops.schema_functions (
+    name        text primary key,
+    checksum    text not null,
+    applied_at  timestamptz not null default now()
+);
+grant select on ops.schema_functions to agent_signals_pipeline;
