@@ -38,7 +38,7 @@ for path in (ROOT, ROOT / "src"):
 import psycopg  # noqa: E402
 
 from agent_signals.config import Settings  # noqa: E402
-from agent_signals.core.decay import query_params  # noqa: E402
+from agent_signals.core.decay import SCORE_STEP, Decay, query_params  # noqa: E402
 from bench import scratch  # noqa: E402
 
 AT = datetime(2026, 6, 1, tzinfo=UTC)
@@ -129,8 +129,11 @@ async def measure_decay(url: str, touched: int, whole_table: bool = False) -> di
                 await conn.execute(statement, {"touched": touched, "run_id": run_id, "at": AT})
             started = time.perf_counter()
             if whole_table:
+                decay = Decay.of(settings)
+                constants = {"base_days": decay.base_days, "boost": decay.mention_boost,
+                             "threshold": decay.archive_below, "score_step": SCORE_STEP}  # fmt: skip
                 for statement in WHOLE_TABLE_DECAY:
-                    await conn.execute(statement, params)
+                    await conn.execute(statement, params | constants)
                 return {"decay_whole_table_s": time.perf_counter() - started}
             _ended, archived = await upkeep.decay(conn, params)
             decay_s = time.perf_counter() - started

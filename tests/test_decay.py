@@ -4,6 +4,7 @@ constants passed as query parameters (defaults and other values alike)."""
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -58,8 +59,10 @@ def test_the_archive_threshold_and_the_time_of_the_reference():
 def test_the_configured_values_are_the_query_parameters():
     settings = Settings(decay_base_days=90, decay_mention_boost=2, archive_below=0.2)
     assert Decay.of(settings) == SLOW
-    assert query_params(settings, AT) == {
-        "at": AT, "base_days": 90.0, "boost": 2.0, "threshold": 0.2, "score_step": SCORE_STEP,
+    params = query_params(settings, AT)
+    assert params.keys() == {"at", "decay"} and params["at"] == AT
+    assert json.loads(params["decay"]) == {
+        "base_days": 90.0, "mention_boost": 2.0, "archive_below": 0.2, "score_step": SCORE_STEP,
     }  # fmt: skip
 
 
@@ -67,12 +70,15 @@ def test_the_configured_values_are_the_query_parameters():
 @pytest.mark.parametrize("decay", [DEFAULT, SLOW], ids=["default", "slow"])
 def test_the_sql_retention_equals_the_python_formula(conn, decay):
     for age, mentions in CASES:
-        params = {**decay.query_params(AT), "last_seen_at": AT - timedelta(days=age), "mentions": mentions}
-        sql = conn.execute(
-            "select signals.retention(%(last_seen_at)s, %(mentions)s, %(at)s, %(base_days)s, %(boost)s)",
+        params = {**decay.query_params(AT), "last_seen_at": AT - timedelta(days=age), "mentions": mentions,
+                  "base_days": decay.base_days, "boost": decay.mention_boost}  # fmt: skip
+        sql, one_by_one = conn.execute(
+            "select signals.retention(%(last_seen_at)s, %(mentions)s, %(at)s, %(decay)s::jsonb),"
+            " signals.retention(%(last_seen_at)s, %(mentions)s, %(at)s, %(base_days)s, %(boost)s)",
             params,
-        ).fetchone()[0]
+        ).fetchone()
         assert sql == pytest.approx(decay.retention(age, mentions), rel=1e-12), (age, mentions)
+        assert one_by_one == sql  # the constants given one by one: the same function
 
 
 @pytest.mark.db
@@ -137,3 +143,22 @@ def test_the_caps_rule_reads_retention_with_the_configured_values(conn, settings
         ).fetchall()
     expected = sorted(decay.retention(age, max(mentions, 1)) for age, mentions in CASES)
     assert sorted(row[9] for row in rows) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.db
+def test_the_sql_formula_is_bit_for_bit_the_one_with_its_constants_as_parameters(conn):
+    """signals.retention reading its constants from one value gives the very doubles of the formula written
+    with them as parameters, as it was before (byte-identical scores, archives and orders)."""
+    before = """exp(-greatest(extract(epoch from (%(at)s - s.seen)) / 86400.0, 0)
+                / (%(base_days)s * (1 + %(boost)s * (greatest(s.mentions, 1) - 1))))"""
+    for decay in (DEFAULT, SLOW, Decay(7.3, 0.1, 0.3), Decay(1 / 3, 2 / 7, 0.1 + 0.2)):
+        params = {**decay.query_params(AT), "base_days": decay.base_days, "boost": decay.mention_boost}
+        differ = conn.execute(
+            f"""select count(*) filter (where {before} <> signals.retention(s.seen, s.mentions, %(at)s,
+                                                                          %(decay)s::jsonb)),
+                       count(*)
+                from (select %(at)s - make_interval(secs => i * 997.13) as seen, i %% 9 as mentions
+                      from generate_series(-50, 20000) i) s""",
+            params,
+        ).fetchone()
+        assert differ == (0, 20051), decay

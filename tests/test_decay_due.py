@@ -1,5 +1,5 @@
 """Decay and the table checks cost what the run touches, not the table (issue 19, point 5): the due signals
-read from an index (signals.due_for_archive, m018) are exactly those the scan of every signal found; scores
+read from an index (signals.due_for_archive) are exactly those the scan of every signal found; scores
 are rewritten for the dirty users only; the expectations read only the run's users. Real PostgreSQL."""
 
 from __future__ import annotations
@@ -26,12 +26,18 @@ CONFIGS = {
     "no-boost": Decay(base_days=7.0, mention_boost=0.0, archive_below=0.5),
     "never": Decay(base_days=30.0, mention_boost=0.5, archive_below=0.0),
 }
-# what the decay stage ran before m018: every active contextual inferred signal tested
+# what the decay stage ran before the index: every active contextual inferred signal tested
 SCAN = """select signal_id from signals.signals s
           where s.origin = 'inferred' and s.status = 'active' and s.tier = 'contextual'
             and signals.retention(s.last_seen_at, s.mention_count, %(at)s, %(base_days)s, %(boost)s)
                 < %(threshold)s"""
-DUE = "select signals.due_for_archive(%(at)s, %(base_days)s, %(boost)s, %(threshold)s)"
+DUE = "select signals.due_for_archive(%(at)s, %(decay)s::jsonb)"
+
+
+def scan_params(decay: Decay) -> dict[str, object]:
+    """The decay statements' parameters, and SCAN's: the constants one by one."""
+    return {**decay.query_params(AT), "base_days": decay.base_days, "boost": decay.mention_boost,
+            "threshold": decay.archive_below}  # fmt: skip
 
 
 def insert_signal(conn, user_id: str, seen: datetime, mentions: int = 1, tier: str = "contextual",
@@ -77,7 +83,7 @@ def test_the_due_signals_are_those_the_scan_of_every_signal_finds(conn, decay):
             insert_signal(conn, f"u{mentions}", seen, mentions, tier="core")
             insert_signal(conn, f"u{mentions}", seen, mentions, status="archived")
         insert_signal(conn, f"u{mentions}", AT + timedelta(days=3), mentions)  # seen after the run's time
-    params = decay.query_params(AT)
+    params = scan_params(decay)
     due = {row[0] for row in conn.execute(DUE, params)}
     assert due == {row[0] for row in conn.execute(SCAN, params)}
     assert bool(due) == (decay.archive_below > 0)
@@ -120,7 +126,7 @@ def test_archiving_scoring_and_the_checks_read_indexes_not_the_table(conn, setti
     conn.execute("insert into ops.runs (run_id, kind, window_end) values (%s, 'manual', %s)", [run_id, AT])
     conn.execute("insert into ops.touched_users (run_id, user_id) values (%s, 'u7')", [run_id])
     conn.execute("analyze")
-    params = {**DEFAULT.query_params(AT), "run_id": run_id, "summaries": False}
+    params = {**scan_params(DEFAULT), "run_id": run_id, "summaries": False}
     gx_batch = "(SELECT * FROM signals.signals WHERE true)"  # what GX puts for the batch of signals.signals
     statements = {
         name: query(name)

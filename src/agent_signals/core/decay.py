@@ -1,14 +1,16 @@
 """The decay formula (DESIGN.md, "Decay and summaries"), pure: a signal's retention after `age_days` without
 a mention is exp(-age_days / S), S = base_days * (1 + mention_boost * (mentions - 1)); a contextual signal
 whose retention falls under the archive threshold is archived; manual signals do not decay. The values come
-from the settings (AGENT_SIGNALS_DECAY_BASE_DAYS, _DECAY_MENTION_BOOST, _ARCHIVE_BELOW); the SQL that
-decides decay (signals.retention, called by update_decay, archive_decayed, insert_signal, pending_work and
-load_pending_messages) receives every one of them, and SCORE_STEP, as query parameters (query_params)."""
+from the settings (AGENT_SIGNALS_DECAY_BASE_DAYS, _DECAY_MENTION_BOOST, _ARCHIVE_BELOW). The SQL that decides
+decay, the functions of sql/functions/30_decay.sql, is this formula's twin: every statement passes it the
+constants as one value (Decay.sql_value), which those functions read by name. A new constant is a field here
+and its use there; no query names it."""
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from agent_signals.config import Settings
@@ -46,15 +48,14 @@ class Decay:
         """Whether a contextual signal with this retention is archived (core and manual ones never are)."""
         return retention < self.archive_below
 
+    def sql_value(self) -> str:
+        """The constants as the SQL functions read them: a JSON object of the fields and SCORE_STEP (each float
+        written exactly: Python's shortest repr, which PostgreSQL reads back to the same double)."""
+        return json.dumps({**asdict(self), "score_step": SCORE_STEP})
+
     def query_params(self, at: datetime) -> dict[str, object]:
-        """The parameters of every statement that decides decay at `at`."""
-        return {
-            "at": at,
-            "base_days": self.base_days,
-            "boost": self.mention_boost,
-            "threshold": self.archive_below,
-            "score_step": SCORE_STEP,
-        }
+        """The parameters of every statement that decides decay at `at`: the time and the constants."""
+        return {"at": at, "decay": self.sql_value()}
 
 
 def query_params(settings: Settings, at: datetime) -> dict[str, object]:

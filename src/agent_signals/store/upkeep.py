@@ -68,9 +68,7 @@ async def mark_run_users_dirty(conn: psycopg.AsyncConnection, run_id: UUID) -> N
 async def take_dirty_users(conn: psycopg.AsyncConnection, settings: Settings, run_id: UUID) -> None:
     """The users marked dirty now are the ones this run's refresh builds; their decay scores are the run's
     (a user marked after the decay stage is scored here), so that the views order them as of this run."""
-    decay_of = formula.Decay.of(settings)  # at the run's own time: ops.runs.window_end
-    params = {"base_days": decay_of.base_days, "boost": decay_of.mention_boost,
-              "score_step": formula.SCORE_STEP, "run_id": run_id}  # fmt: skip
+    params = {"decay": formula.Decay.of(settings).sql_value(), "run_id": run_id}  # at: ops.runs.window_end
     async with conn.transaction():
         await conn.execute(query("upkeep/take_dirty_users"), {"run_id": run_id})
         await conn.execute(query("upkeep/rescore_taken_users"), params)

@@ -8,3 +8,7 @@ create table ops.schema_functions (
     applied_at  timestamptz not null default now()
 );
 grant select on ops.schema_functions to agent_signals_pipeline;
+
+-- The decay functions take the formula's constants as one value (sql/functions/30_decay.sql): the version
+-- of due_for_archive that took them one by one goes.
+drop function if exists signals.due_for_archive(timestamptz, double precision, double precision, double precision);

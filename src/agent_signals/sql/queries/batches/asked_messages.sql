@@ -1,7 +1,7 @@
 -- The messages a batch request showed, by id (whatever their conversation's watermark says now); a message
 -- deleted from the source since is simply not found.
 select m.conversation_id, m.message_id, m.content, m.created_at,
-       signals.retention(m.created_at, 1, %(at)s, %(base_days)s, %(boost)s) < %(threshold)s as stale,
+       signals.archives(signals.retention(m.created_at, 1, %(at)s, %(decay)s::jsonb), %(decay)s::jsonb) as stale,
        c.agent_id
 from unnest(%(conversation_ids)s::text[], %(message_ids)s::text[]) as k(conversation_id, message_id)
 join source.messages m on m.conversation_id = k.conversation_id and m.message_id = k.message_id

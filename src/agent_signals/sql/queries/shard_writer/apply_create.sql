@@ -20,12 +20,13 @@ with staged as (
     select n.signal_id, n.user_id, n.content, n.normalized, n.kind, n.tier, 'inferred',
            case when n.review_reason is not null then 'pending'
                 when n.valid_to <= %(at)s then 'ended'
-                when n.tier = 'contextual' and d.score < %(threshold)s then 'archived' else 'active' end,
+                when n.tier = 'contextual' and signals.archives(d.score, %(decay)s::jsonb) then 'archived'
+                else 'active' end,
            n.mentions, n.first_seen_at, n.last_seen_at, n.embedding, d.score, n.agent_id, n.valid_from, n.valid_to,
            n.supersedes, n.review_reason
     from staged n
     cross join lateral (
-        select signals.retention(n.last_seen_at, n.mentions, %(at)s, %(base_days)s, %(boost)s) as score
+        select signals.retention(n.last_seen_at, n.mentions, %(at)s, %(decay)s::jsonb) as score
     ) d
     on conflict (signal_id) do nothing
     returning signal_id, status, to_jsonb(s) - 'embedding' as snapshot

@@ -13,7 +13,7 @@ select 'orphan_evidence', exists (
 )
 union all  -- decay (archive_decayed.sql): a contextual signal whose retention fell under the threshold
 select 'decayed_signals', exists (
-    select 1 from signals.due_for_archive(%(at)s, %(base_days)s, %(boost)s, %(threshold)s)
+    select 1 from signals.due_for_archive(%(at)s, %(decay)s::jsonb)
 )
 union all  -- summarize and refresh_views (take_dirty_users.sql): users whose signals changed since the views
 select 'dirty_users', exists (select 1 from signals.dirty_users)

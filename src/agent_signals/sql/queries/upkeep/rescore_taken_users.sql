@@ -3,9 +3,10 @@
 -- the decay stage (a user's own change meanwhile) are ordered in the views as of this run too. Users already
 -- scored by update_decay.sql are only read. Rows whose score moved by less than the score step are left alone.
 update signals.signals s
-set decay_score = signals.retention(s.last_seen_at, s.mention_count, r.at, %(base_days)s, %(boost)s)
+set decay_score = signals.retention(s.last_seen_at, s.mention_count, r.at, %(decay)s::jsonb)
 from (select coalesce(window_end, now()) as at from ops.runs where run_id = %(run_id)s) r
 where s.user_id = any(array(select t.user_id from ops.touched_users t where t.run_id = %(run_id)s))
   and s.origin = 'inferred' and s.status = 'active'
-  and abs(s.decay_score - signals.retention(s.last_seen_at, s.mention_count, r.at, %(base_days)s, %(boost)s))
-      >= %(score_step)s
+  and signals.score_moved(
+      s.decay_score, signals.retention(s.last_seen_at, s.mention_count, r.at, %(decay)s::jsonb), %(decay)s::jsonb
+  )
