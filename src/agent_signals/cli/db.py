@@ -15,7 +15,7 @@ def db() -> None:
 @db.command("migrate")
 @click.pass_context
 def db_migrate(ctx: click.Context) -> None:
-    """Apply pending migrations from sql/migrations (idempotent)."""
+    """Apply pending migrations, then the SQL function files if they changed (idempotent)."""
     from agent_signals.store import db as database
     from agent_signals.store.migrate import migrate
 
