@@ -46,7 +46,8 @@ from pg_class c join ns n on n.oid = c.relnamespace
 union all
 select 'column ' || n.nspname || '.' || c.relname || ' #' || a.attnum || ' ' || a.attname || ' '
        || format_type(a.atttypid, a.atttypmod) || ' not null ' || a.attnotnull || ' default '
-       || coalesce(pg_get_expr(d.adbin, d.adrelid), '') || ' comment ' || coalesce(col_description(c.oid, a.attnum), '')
+       || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+       || ' comment ' || coalesce(col_description(c.oid, a.attnum), '')
 from pg_attribute a
 join pg_class c on c.oid = a.attrelid
 join ns n on n.oid = c.relnamespace
@@ -71,8 +72,8 @@ union all
 select 'view ' || n.nspname || '.' || c.relname || ' ' || pg_get_viewdef(c.oid)
 from pg_class c join ns n on n.oid = c.relnamespace where c.relkind in ('v', 'm')
 union all
-select 'default acl ' || defaclrole::regrole || ' ' || coalesce(defaclnamespace::regnamespace::text, '') || ' '
-       || defaclobjtype::text || ' ' || defaclacl::text
+select 'default acl ' || defaclrole::regrole || ' ' || coalesce(defaclnamespace::regnamespace::text, '')
+       || ' ' || defaclobjtype::text || ' ' || defaclacl::text
 from pg_default_acl
 union all
 select 'extension ' || extname || ' ' || extversion from pg_extension

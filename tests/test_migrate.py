@@ -101,9 +101,10 @@ def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_da
 
 
 def test_review_upgrades_a_database_with_signals_of_every_status(unmigrated_database):
-    """m023 on a database migrated and written before it (by the code of then): every status stays as it was, none is waiting for
-    review, the events keep their actors; then pending and rejected are statuses the pipeline's candidates may
-    take (never the user's own), and only the review functions' events name a reviewer."""
+    """m023 on a database migrated and written before it (by the code of then): every status stays as it was,
+    none is waiting for review, the events keep their actors; then pending and rejected are statuses the
+    pipeline's candidates may take (never the user's own), and only the review functions' events name a
+    reviewer."""
     statuses = ("active", "archived", "ended", "merged", "deleted", "retracted")
     insert = (
         "insert into signals.signals (signal_id, user_id, content, normalized, kind, tier, origin, status,"

@@ -137,7 +137,8 @@ def check_tables(settings: Settings, url: str, run_id: UUID, *, everyone: bool =
         return _check_tables(settings, url, run_id, everyone)
 
 
-RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"  # the scope of the expect_*.sql queries on user_id (sql/functions/70_read_path.sql)
+# the scope of the expect_*.sql queries on user_id (ops.run_users: sql/functions/70_read_path.sql)
+RUN_SCOPE = "= any(ops.run_users(%(run_id)s))"
 
 
 def _scoped(sql: str, run_id: UUID, everyone: bool) -> str:

@@ -49,8 +49,8 @@ class Decay:
         return retention < self.archive_below
 
     def sql_value(self) -> str:
-        """The constants as the SQL functions read them: a JSON object of the fields and SCORE_STEP (each float
-        written exactly: Python's shortest repr, which PostgreSQL reads back to the same double)."""
+        """The constants as the SQL functions read them: a JSON object of the fields and SCORE_STEP (each
+        float written exactly: Python's shortest repr, which PostgreSQL reads back to the same double)."""
         return json.dumps({**asdict(self), "score_step": SCORE_STEP})
 
     def query_params(self, at: datetime) -> dict[str, object]:

@@ -6,9 +6,9 @@ Its cost follows the signals due and the users touched, not the table (issue 19,
 
 - Archiving reads only the due signals. Retention falls with time for a fixed (last_seen_at, mentions), so
   a contextual signal is due once its age passes S * ln(1 / threshold) days: for each mention count in use
-  that is one range of last_seen_at, read from a partial index (signals.due_for_archive, sql/functions/30_decay.sql). The
-  retention is then tested exactly as before, at the run's time: the same signals are archived at the same
-  run as by the scan of every signal it replaces.
+  that is one range of last_seen_at, read from a partial index (signals.due_for_archive,
+  sql/functions/30_decay.sql). The retention is then tested exactly as before, at the run's time: the same
+  signals are archived at the same run as by the scan of every signal it replaces.
 - Scores are rewritten only where they are read: the views and the summaries order a user's inferred
   signals by decay_score, and they rebuild only the users marked dirty (signals.dirty_users: this run's
   writes, the archives just made, the user paths). Those users are scored here, and a user marked after

@@ -1,5 +1,5 @@
-"""A run with nothing to do costs a scan: when sql/queries/upkeep/pending_work.sql finds no work of any kind, the
-run is recorded in ops.runs (succeeded, zero figures, no answer mode: it asked no model) through the
+"""A run with nothing to do costs a scan: when sql/queries/upkeep/pending_work.sql finds no work of any kind,
+the run is recorded in ops.runs (succeeded, zero figures, no answer mode: it asked no model) through the
 ledger's own functions. Nothing on this path imports Prefect or litellm (3 to 4 s of imports between them;
 tests/test_run_life.py runs it under `python -X importtime`). Otherwise the caller runs the full flow."""
 

@@ -7,7 +7,8 @@ demote) with no transaction open; apply then writes again and `enforce_caps` car
 (core/cap_plan.py) for the core set the model was shown. An answer that is invalid or leaves the user over the cap is finished by the deterministic
 rule (lowest retention demoted first, oldest last-seen as tie-break), as is a core set that changed in
 between (a concurrent write: counted `reconcile_stale`). Without a model (decide None) the rule decides at
-once. The database's deferred constraint trigger (sql/functions/40_guards.sql) refuses any commit that would still break the cap.
+once. The database's deferred constraint trigger (sql/functions/40_guards.sql) refuses any commit that
+would still break the cap.
 
 A merge's new text is written by the model, so it is screened like a candidate (screen.screen_text): a
 merge whose text fails is refused (counted as `merge_refused`), its signals stay as they were, and the

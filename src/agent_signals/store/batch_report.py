@@ -16,7 +16,8 @@ from agent_signals.store.sqlfiles import query
 
 @dataclass(frozen=True)
 class BatchOut:
-    """A batch not collected yet (sql/queries/batch_report/batches_out.sql); `-` for a provider id or word not known."""
+    """A batch not collected yet (sql/queries/batch_report/batches_out.sql); `-` for a provider id or word not
+    known."""
 
     batch_key: UUID
     provider_batch_id: str

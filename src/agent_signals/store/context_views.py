@@ -23,8 +23,10 @@ class ContextBlock:
 def context_block(conn: psycopg.Connection, user_id: str, agent_id: str | None = None) -> ContextBlock | None:
     """The user's row of context.user_context (of context.agent_context for an agent), None when it has none;
     an error when the views were never built."""
-    name, params = ("context_views/agent_context", {"user_id": user_id, "agent_id": agent_id}) if agent_id else (
-        "context_views/user_context", {"user_id": user_id})  # fmt: skip
+    if agent_id:
+        name, params = "context_views/agent_context", {"user_id": user_id, "agent_id": agent_id}
+    else:
+        name, params = "context_views/user_context", {"user_id": user_id}
     try:
         row = conn.execute(query(name), params).fetchone()
     except psycopg.errors.UndefinedTable:
@@ -37,7 +39,7 @@ def context_block(conn: psycopg.Connection, user_id: str, agent_id: str | None =
 
 @dataclass(frozen=True)
 class MissingContext:
-    """What decides why a user has no row in a context view (sql/queries/context_views/context_missing.sql)."""
+    """What decides why a user has no row in a context view (context_views/context_missing.sql)."""
 
     conversations: int
     flagged: int

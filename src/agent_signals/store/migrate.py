@@ -47,8 +47,9 @@ def earlier_checksums() -> dict[str, str]:
     return tomllib.loads((SQL / "migrations" / "earlier_checksums.toml").read_text(encoding="utf-8"))
 
 
-def available() -> list[Migration]:
-    """The migrations of the package (sql/migrations/mNNN_name.sql), in version order."""
+@cache
+def available() -> tuple[Migration, ...]:
+    """The migrations of the package (sql/migrations/mNNN_name.sql), in version order (read once)."""
     found = []
     for file_name, text in sql_files("migrations"):
         match = MIGRATION_FILE.match(file_name)
@@ -60,12 +61,14 @@ def available() -> list[Migration]:
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
         raise SchemaError("two migration files of sql/migrations share a version")
-    return found
+    return tuple(found)
 
 
-def function_files() -> list[tuple[str, str]]:
-    """(file name, text) of the function files (sql/functions/NN_name.sql), in the order they are applied."""
-    found = sql_files("functions")
+@cache
+def function_files() -> tuple[tuple[str, str], ...]:
+    """(file name, text) of the function files (sql/functions/NN_name.sql), in the order they are applied
+    (read once)."""
+    found = tuple(sql_files("functions"))
     for file_name, _text in found:
         if not FUNCTION_FILE.match(file_name):
             raise SchemaError(f"sql/functions/{file_name} is not named NN_name.sql", hint="rename the file")
@@ -143,7 +146,9 @@ def check_functions(conn: psycopg.Connection) -> None:
         )
         raise SchemaError(
             f"the database's SQL functions are not this code's (sql/functions: {', '.join(differ)})",
-            hint="run `agent-signals db migrate`",
+            hint="run `agent-signals db migrate` with this release (the files of another release were "
+            "applied, or none yet); a database brought up to date by a newer release needs this installation "
+            "upgraded",
         )
 
 

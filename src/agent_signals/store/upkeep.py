@@ -3,8 +3,8 @@ and the signals left without any retracted, decay scores and archiving (paramete
 dirty-user marks that drive summaries and the views' refresh, and whether a run has any work at all.
 
 Decay costs what is due and who is touched, not the table: archiving reads the due signals from an index
-(signals.due_for_archive, sql/functions/30_decay.sql), and scores are rewritten only for the users whose summary and rows of the
-views are rebuilt (the dirty users at the decay stage, the users a refresh takes)."""
+(signals.due_for_archive, sql/functions/30_decay.sql), and scores are rewritten only for the users whose
+summary and rows of the views are rebuilt (the dirty users at the decay stage, the users a refresh takes)."""
 
 from __future__ import annotations
 
