@@ -11,7 +11,12 @@ from prefect.runtime import flow_run
 
 from agent_signals.core import windows as backfill
 from agent_signals.flows.extract import finish_run, process_shards
-from agent_signals.flows.parameters import ListenersParameter, SettingsParameter, settings_or_environment
+from agent_signals.flows.parameters import (
+    ListenersParameter,
+    SettingsParameter,
+    listeners_or_own_process,
+    settings_or_environment,
+)
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import task_runner
 from agent_signals.stages import lifecycle, scan
@@ -29,6 +34,7 @@ async def backfill_signals(
     listeners: ListenersParameter = None,
 ) -> dict:
     settings = settings_or_environment(settings)
+    listeners = listeners_or_own_process(listeners)
     backfill.check_window(since, until)
     step = backfill.parse_slice(slice)
     users = sorted(set(users)) if users else None
