@@ -143,8 +143,8 @@ def serve_cmd(ctx: click.Context) -> None:
         """Prefect's runner, stopping on Ctrl-C (SIGINT) as on SIGTERM, and gracefully: the runner's own stop
         (astop, in its loop) cancels the flow runs in progress (SIGTERM to each, which then writes its
         `interrupted` row as `agent-signals run` does: flows/parameters.listeners_or_own_process) and waits
-        for them, instead of the loop coming apart and killing them mid-write. A second signal stops at once
-        with Prefect's own handler: it pauses the deployments, then calls sys.exit(0) wherever the loop
+        for them, instead of the loop coming apart and killing them mid-write. A second signal goes to
+        Prefect's own handler: it pauses the deployments, then calls sys.exit(0) wherever the loop
         happens to be; inside an HTTP call, anyio turns that exit into a cancel-scope RuntimeError, which is a
         stop that completed, not a failure."""
 
