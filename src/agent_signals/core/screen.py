@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 import polars as pl
 
 from agent_signals.core import risk
+from agent_signals.core.actions import Count
 from agent_signals.core.batching import KnownSignal, is_pipeline_output
 from agent_signals.core.instructions import instruction_reason, redact_blobs
 from agent_signals.core.sensitive import findings, sensitive_kinds
@@ -86,21 +87,21 @@ def _refusal(found: _Found) -> str | None:
     return found.instruction
 
 
-WITHHELD_COUNTERS = frozenset({"skipped_sensitive", "skipped_special"})
+WITHHELD_COUNTERS = frozenset({Count.SKIPPED_SENSITIVE, Count.SKIPPED_SPECIAL})
 
 
 @dataclass
 class Screened:
     keep: list[Proposal]
     quarantine: list[tuple[Proposal, str]]
-    rejected: dict[str, int]  # reason -> candidates
+    rejected: dict[Count, int]  # candidates by counter
     # held for review, with the reason (their quotes redacted as a kept candidate's are)
     held: list[tuple[Proposal, str]] = field(default_factory=list)
     # each rejected candidate, with why, and whether its text must not be kept (it holds what is refused)
     dropped: list[tuple[Proposal, str, bool]] = field(default_factory=list)
     summary_refusal: str | None = None  # why the answer's summary must not be stored, if it must not
 
-    def reject(self, proposal: Proposal, counter: str, reason: str) -> None:
+    def reject(self, proposal: Proposal, counter: Count, reason: str) -> None:
         self.rejected[counter] = self.rejected.get(counter, 0) + 1
         self.dropped.append((proposal, reason, counter in WITHHELD_COUNTERS))
 
@@ -174,7 +175,7 @@ def screen_shard(
         elif counter == "hold":
             screened.held.append((_redacted(proposal, quotes, keep_special), reason))
         elif counter is not None:
-            screened.reject(proposal, counter, reason)
+            screened.reject(proposal, Count(counter), reason)
         else:
             kept = _redacted(proposal, quotes, keep_special)
             if taints:
@@ -230,9 +231,9 @@ def _decide() -> tuple[pl.Expr, pl.Expr]:
     hides = pl.col("disguised")
     instruction = pl.col("instruction").is_not_null()
     outcome = (
-        pl.when(sensitive).then(pl.lit("skipped_sensitive"))
-        .when(special).then(pl.lit("skipped_special"))
-        .when(pl.col("recall")).then(pl.lit("skipped_recall"))
+        pl.when(sensitive).then(pl.lit(Count.SKIPPED_SENSITIVE.value))
+        .when(special).then(pl.lit(Count.SKIPPED_SPECIAL.value))
+        .when(pl.col("recall")).then(pl.lit(Count.SKIPPED_RECALL.value))
         .when(instruction).then(pl.lit("quarantine"))
         .when(hides).then(pl.lit("hold"))
         .otherwise(pl.lit(None, pl.String))

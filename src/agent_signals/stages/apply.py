@@ -22,6 +22,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from agent_signals.config import Settings
+from agent_signals.core.actions import Count
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.validate import Proposal, Rejection
 from agent_signals.stages.reconcile import CapCrossed, Decide, Reconciliation, enforce_caps, reconcile
@@ -29,16 +30,16 @@ from agent_signals.store.shard_writer import Provenance, ShardWriter, UserClose
 
 # Outcomes after which the model's summary no longer describes what was written.
 SUMMARY_SPOILERS = (
-    "skipped_manual",
-    "skipped_tombstone",
-    "skipped_end",
-    "ended",
-    "merged",
-    "demoted",
-    "reconcile_invalid",
-    "reconcile_failed",
-    "skipped_rejected",
-    "restated_pending",
+    Count.SKIPPED_MANUAL,
+    Count.SKIPPED_TOMBSTONE,
+    Count.SKIPPED_END,
+    Count.ENDED,
+    Count.MERGED,
+    Count.DEMOTED,
+    Count.RECONCILE_INVALID,
+    Count.RECONCILE_FAILED,
+    Count.SKIPPED_REJECTED,
+    Count.RESTATED_PENDING,
 )
 
 # A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_users.py's _rehearsed).
@@ -83,7 +84,7 @@ async def apply_user(
     dry_run: bool = False,
     around: Around | None = None,
     finish: Finish | None = None,
-) -> Counter[str]:
+) -> Counter[Count]:
     """apply_users for one user: what its write did."""
     write = UserWrite(user_id, proposals, read, prov, quarantine, rejected, summary, held)
     counts = await apply_users(
@@ -102,7 +103,7 @@ async def apply_users(
     dry_run: bool = False,
     around: Around | None = None,
     finish: Finish | None = None,
-) -> dict[str, Counter[str]]:
+) -> dict[str, Counter[Count]]:
     """One transaction for the users (of one run): their proposals, their events, the write-time cap, the
     candidates held for review (pending signals), the quarantined and the rejected candidates (redacted), the watermarks past every message read (released
     set-aside messages among them are read again). When the writes take users over the cap and `decide` is
@@ -118,7 +119,7 @@ async def apply_users(
     at = at or datetime.now(UTC)
     provs = {w.user_id: w.prov for w in writes}
 
-    async def write(reconciliations: dict[str, Reconciliation], *, ask: bool) -> dict[str, Counter[str]]:
+    async def write(reconciliations: dict[str, Reconciliation], *, ask: bool) -> dict[str, Counter[Count]]:
         async with around() if around else nullcontext(), conn.transaction(force_rollback=dry_run):
             writer = ShardWriter(conn, settings, run_id, at)
             for user_id, reconciliation in reconciliations.items():

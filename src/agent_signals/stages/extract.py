@@ -20,6 +20,7 @@ from uuid import UUID
 import polars as pl
 
 from agent_signals.adapters import llm
+from agent_signals.core.actions import Count
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.redaction import redacting_logger
@@ -97,10 +98,10 @@ def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     hidden = sum(1 for m in batch.messages if m.hidden)
     if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
-        stats.actions["messages_hidden_text"] += hidden
+        stats.actions[Count.MESSAGES_HIDDEN_TEXT] += hidden
     for call in calls:
         for cut in call.cut:
-            stats.actions["messages_cut"] += 1
+            stats.actions[Count.MESSAGES_CUT] += 1
             stats.warnings.append(
                 f"message {cut.message.message_id} of conversation {cut.message.conversation_id} (user "
                 f"{batch.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
@@ -132,11 +133,11 @@ def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
         raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
     validated = validate_answer(answer, call, ctx.settings)
     if validated.skips:
-        ctx.stats.actions["skipped"] += validated.skips
+        ctx.stats.actions[Count.SKIPPED] += validated.skips
     if refused := sum(1 for r in validated.rejected if not r.kept):
-        ctx.stats.actions["rejected_invalid"] += refused
+        ctx.stats.actions[Count.REJECTED_INVALID] += refused
     if kept := sum(1 for r in validated.rejected if r.kept):
-        ctx.stats.actions["fields_dropped"] += kept
+        ctx.stats.actions[Count.FIELDS_DROPPED] += kept
     judged.proposals.extend(validated.proposals)
     judged.rejected.extend(validated.rejected)
     judged.summary = answer.summary
@@ -196,12 +197,12 @@ async def conclude(
             if refused is None:
                 held.append((p, reason))
             else:
-                stats.actions["skipped_review"] += 1
+                stats.actions[Count.SKIPPED_REVIEW] += 1
                 rejected.append(Rejection.of(p, "screen", f"held for review, {refused}: {reason}"))
         # the answer's summary may state what is held: agents must not read it before a reviewer does
         summary = summaries.get(user_id) if not (kept.dropped or kept.quarantine or kept.held) else None
         if summary is not None and kept.summary_refusal is not None:
-            stats.actions["summary_refused"] += 1
+            stats.actions[Count.SUMMARY_REFUSED] += 1
             summary = None
         ready[user_id] = (batch, Extracted(kept.keep, kept.quarantine, rejected, summary, j.asked, held))
     return ready

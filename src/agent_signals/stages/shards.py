@@ -14,6 +14,7 @@ from uuid import UUID
 
 from agent_signals.adapters import expectations as quality
 from agent_signals.config import Settings
+from agent_signals.core.actions import Count
 from agent_signals.stages import batches as batched
 from agent_signals.stages.apply_users import apply_safely
 from agent_signals.stages.context import RunContext, RunSpec, cut_off, stage, stopped, timed
@@ -157,7 +158,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     for user_id, reasons in failing.items():  # those candidates only: the user's others go on
         batch, result = ready[user_id]
         ready[user_id] = (batch, result.without(reasons, "gate"))
-        ctx.stats.actions["rejected_gate"] += len(reasons)
+        ctx.stats.actions[Count.REJECTED_GATE] += len(reasons)
     with timed(ctx, "process.embed"):
         passed = await embed_safely(ctx, ready)
     with timed(ctx, "process.apply"):

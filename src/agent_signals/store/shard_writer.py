@@ -39,6 +39,7 @@ from psycopg.rows import dict_row
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
+from agent_signals.core.actions import Count
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
 from agent_signals.core.redaction import redact_fields, redact_value
@@ -214,7 +215,7 @@ class ShardWriter:
         self.run_id = run_id
         self.at = at  # the run's time: decay is decided at it
         self.key = str(uuid4())  # this write's rows in the staging tables
-        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+        self.counts: dict[str, Counter[Count]] = defaultdict(Counter)
         self.touched: dict[str, set[UUID]] = defaultdict(set)
 
     async def _rows(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -268,7 +269,7 @@ class ShardWriter:
                 if live:
                     bounds.append(_Bound(target.signal_id, user_id, "end", None, p.valid_to, p.said_at, prov))
                 else:
-                    self.counts[user_id]["skipped_end"] += 1  # removed, merged or ended since the prompt
+                    self.counts[user_id][Count.SKIPPED_END] += 1  # removed, merged or ended since the prompt
                 continue
             if p.action == "update" and live and p.target is not None and p.normalized == p.target.normalized:
                 syncs.append(_Sync(target.signal_id, user_id, target.snapshot, prov))
@@ -293,14 +294,15 @@ class ShardWriter:
         await self._sync(syncs)
 
     def _restated(self, user_id: str, prov: Provenance, existing: _Signal, syncs: list[_Sync]) -> None:
+        counts = self.counts[user_id]
         if existing.origin == "manual":
-            self.counts[user_id]["skipped_manual"] += 1  # the user's own word wins
+            counts[Count.SKIPPED_MANUAL] += 1  # the user's own word wins
         elif existing.status == "deleted":
-            self.counts[user_id]["skipped_tombstone"] += 1  # the user deleted it: never silently re-created
+            counts[Count.SKIPPED_TOMBSTONE] += 1  # the user deleted it: never silently re-created
         elif existing.status == "rejected":
-            self.counts[user_id]["skipped_rejected"] += 1  # a reviewer rejected it: never learned again
+            counts[Count.SKIPPED_REJECTED] += 1  # a reviewer rejected it: never learned again
         elif existing.status == "pending":
-            self.counts[user_id]["restated_pending"] += 1  # its evidence grows; only a reviewer activates it
+            counts[Count.RESTATED_PENDING] += 1  # its evidence grows; only a reviewer activates it
             syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
         else:
             syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov))
@@ -327,10 +329,10 @@ class ShardWriter:
             replaced = live.signal_id if p.action == "update" and live is not None else None
             creates.append(_Create(user_id, prov, p, replaced, reason))
         elif existing.origin == "inferred" and existing.status == "pending":
-            self.counts[user_id]["held_for_review"] += 1
+            self.counts[user_id][Count.HELD_FOR_REVIEW] += 1
             syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
         elif existing.origin == "inferred" and existing.status not in ("deleted", "rejected"):
-            self.counts[user_id]["skipped_held"] += 1
+            self.counts[user_id][Count.SKIPPED_HELD] += 1
         else:
             self._restated(user_id, prov, existing, syncs)  # the user's own, or a tombstone: skipped
 
@@ -368,14 +370,14 @@ class ShardWriter:
                     taken.append(create)
                     continue
                 if create.held is not None:  # waits for a reviewer: nothing agents read changed
-                    self.counts[user_id]["held_for_review"] += 1
+                    self.counts[user_id][Count.HELD_FOR_REVIEW] += 1
                     continue
                 self.touched[user_id].add(signal_id)
-                self.counts[user_id]["updated" if create.supersedes else "created"] += 1
+                self.counts[user_id][Count.UPDATED if create.supersedes else Count.CREATED] += 1
                 if created[signal_id] == "archived":  # too old to stay: decay would archive it at once
-                    self.counts[user_id]["archived"] += 1
+                    self.counts[user_id][Count.ARCHIVED] += 1
                 elif created[signal_id] == "ended":  # a fact that had already stopped holding
-                    self.counts[user_id]["ended"] += 1
+                    self.counts[user_id][Count.ENDED] += 1
             creates, ids = taken, [uuid4() for _c in taken]
 
     async def _cite(self, syncs: list[_Sync], cites: dict[str, Proposal]) -> None:
@@ -396,7 +398,7 @@ class ShardWriter:
             if new.get(s.signal_id):
                 kept.append(s)
             else:
-                self.counts[s.user_id]["unchanged"] += 1  # every cited message was already evidence
+                self.counts[s.user_id][Count.UNCHANGED] += 1  # every cited message was already evidence
         syncs[:] = kept
 
     async def _bound(self, bounds: list[_Bound | None]) -> None:
@@ -418,7 +420,7 @@ class ShardWriter:
             b = by_id[row["signal_id"]]
             self.touched[b.user_id].add(b.signal_id)
             # ended: a fact's end came; filled: a restatement gave a start, an end or a scope it lacked
-            self.counts[b.user_id]["ended" if row["status"] == "ended" else "filled"] += 1
+            self.counts[b.user_id][Count.ENDED if row["status"] == "ended" else Count.FILLED] += 1
 
     async def _sync(self, syncs: list[_Sync]) -> None:
         """The mention counts of the signals that changed, and their events."""
@@ -435,7 +437,7 @@ class ShardWriter:
             if s.pending:  # counted as held_for_review or restated_pending: it stays pending
                 continue
             self.touched[s.user_id].add(s.signal_id)  # an archived signal mentioned again comes back
-            self.counts[s.user_id]["reinforced"] += 1
+            self.counts[s.user_id][Count.REINFORCED] += 1
 
     # the cap
 
@@ -480,7 +482,7 @@ class ShardWriter:
             {"survivor": survivor.snapshot, "absorbed": [r.snapshot for r in absorbed]},
             {"survivor": after["snapshot"], "absorbed": [str(r.signal_id) for r in absorbed], "copied": copied},
         )])  # fmt: skip
-        self.counts[user_id]["merged"] += len(absorbed)
+        self.counts[user_id][Count.MERGED] += len(absorbed)
 
     async def demote(self, user_id: str, prov: Provenance, row: CoreRow, reason: str) -> None:
         """A core signal to contextual; `reason` says who decided (reconciler, cap_rule)."""
@@ -488,7 +490,7 @@ class ShardWriter:
         await self._events([
             (row.signal_id, user_id, "demote", "reconciler", prov, row.snapshot, {**after["snapshot"], "reason": reason})
         ])  # fmt: skip
-        self.counts[user_id]["demoted"] += 1
+        self.counts[user_id][Count.DEMOTED] += 1
 
     # the rest of the group's transaction
 
@@ -507,7 +509,7 @@ class ShardWriter:
             },
         )
         for row in written:
-            self.counts[row["user_id"]]["summarized_inline"] += 1
+            self.counts[row["user_id"]][Count.SUMMARIZED_INLINE] += 1
 
     async def close_out(self, users: Sequence[UserClose]) -> None:
         """What needs no answer: the quarantined candidates, the rejected actions (redacted), the watermarks
@@ -529,7 +531,7 @@ class ShardWriter:
         )))  # fmt: skip
         for u in users:
             if u.quarantine:
-                self.counts[u.user_id]["quarantined"] += len(u.quarantine)
+                self.counts[u.user_id][Count.QUARANTINED] += len(u.quarantine)
         last = [(u.user_id, m) for u in users for m in last_read(u.read)]
         if last:
             await self._rows(
