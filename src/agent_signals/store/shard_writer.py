@@ -42,10 +42,11 @@ from agent_signals.core import decay
 from agent_signals.core.actions import Count
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
+from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.redaction import redact_fields, redact_value
 from agent_signals.core.screen import redact
 from agent_signals.core.text import normalize_content
-from agent_signals.core.validate import Proposal, Rejection
+from agent_signals.core.validate import Proposal
 from agent_signals.store.embeddings import vector_text
 from agent_signals.store.sqlfiles import query
 
@@ -59,13 +60,6 @@ def signal_id_for(user_id: str, normalized: str, agent_id: str | None = None) ->
     profile signal's id is what it was before scopes)."""
     scoped = "" if agent_id is None else f"\x00{agent_id}"
     return uuid5(SIGNAL_NAMESPACE, f"{user_id}\x00{normalized}{scoped}")
-
-
-@dataclass(frozen=True)
-class Provenance:
-    run_id: UUID
-    prompt_version: str
-    model: str
 
 
 def last_read(read: Sequence[SourceMessage]) -> list[SourceMessage]:
@@ -242,10 +236,11 @@ class ShardWriter:
 
     # the proposals, round by round
 
-    async def write(self, proposals: Sequence[tuple[str, Provenance, Proposal, str | None]]) -> None:
-        """One round: at most one candidate per user, each applied as if alone (creates, updates,
-        reinforcements, evidence, events); the fourth of each: why it is held for review (None: it is not)."""
-        assert len({user_id for user_id, *_rest in proposals}) == len(proposals), "one proposal per user"
+    async def write(self, candidates: Sequence[tuple[UserOutcome, Proposal, str | None]]) -> None:
+        """One round: at most one candidate per user (its outcome, the proposal, and why it is held for
+        review, or None), each applied as if alone (creates, updates, reinforcements, evidence, events)."""
+        assert len({o.user_id for o, _p, _held in candidates}) == len(candidates), "one candidate per user"
+        proposals = [(o.user_id, o.prov, p, held) for o, p, held in candidates]
         exclusive = self.settings.exclusive_kinds
         await self._stage("staging.apply_candidates", (
             (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
@@ -511,7 +506,7 @@ class ShardWriter:
         for row in written:
             self.counts[row["user_id"]][Count.SUMMARIZED_INLINE] += 1
 
-    async def close_out(self, users: Sequence[UserClose]) -> None:
+    async def close_out(self, users: Sequence[UserOutcome]) -> None:
         """What needs no answer: the quarantined candidates, the rejected actions (redacted), the watermarks
         past every message read (released set-aside messages among them are read again) and the users'
         failures resolved."""
@@ -547,17 +542,6 @@ class ShardWriter:
              "run_id": self.run_id},
         )  # fmt: skip
         await self._rows("resolve_failures", {"user_ids": [u.user_id for u in users], "run_id": self.run_id})
-
-
-@dataclass(frozen=True)
-class UserClose:
-    """What close_out writes for one user."""
-
-    user_id: str
-    prov: Provenance
-    quarantine: Sequence[tuple[Proposal, str]]
-    rejected: Sequence[Rejection]
-    read: Sequence[SourceMessage]
 
 
 def _found(row: dict[str, Any], prefix: str) -> _Signal | None:
