@@ -11,10 +11,10 @@ from typing import Any
 from uuid import UUID
 
 from agent_signals.config import Settings
-from agent_signals.core.actions import Count
-from agent_signals.core.answers import Create, End, ParsedExtract, Update
+from agent_signals.core.actions import ACTIONS, Count
+from agent_signals.core.answers import ParsedExtract
 from agent_signals.core.batching import Call, SourceMessage, UserBatch
-from agent_signals.core.validate import Invalid, Proposal, Rejection, propose
+from agent_signals.core.validate import Invalid, Proposal, Rejection
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,9 @@ class UserOutcome:
 def validate_answer(
     answer: ParsedExtract, call: Call, settings: Settings, outcome: UserOutcome | None = None
 ) -> UserOutcome:
-    """Judge each action of one call's answer on its own (core/validate.py), adding the proposals, the
-    rejected actions and the answer's summary to the user's outcome (a new one when None is given)."""
+    """Judge each action of one call's answer on its own, by its kind's validation (core/actions.py), adding
+    the proposals, the rejected actions and the answer's summary to the user's outcome (a new one when None
+    is given)."""
     outcome = outcome if outcome is not None else UserOutcome(UserBatch(""))
     proposals: list[Proposal] = []
     rejected: list[Rejection] = []
@@ -102,11 +103,11 @@ def validate_answer(
         rejected += [Rejection("validate", reason, item.written, named, kept=True) for reason in item.dropped]
         if item.action is None:
             rejected.append(Rejection("validate", item.error or "wrong schema", item.written, named))
-        elif not isinstance(item.action, (Create, Update, End)):
+        elif (propose := ACTIONS[item.action.action].propose) is None:
             skips += 1
         else:
             try:
-                proposals.append(propose(item, item.action, call, settings))
+                proposals.append(propose(item, call, settings))
             except Invalid as exc:
                 rejected.append(Rejection("validate", str(exc), item.written, named))
     outcome.proposals += proposals

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 from agent_signals.config import Settings
 from agent_signals.core import validity
@@ -31,10 +31,10 @@ class Cite:
 
 @dataclass(frozen=True)
 class Proposal:
-    """A validated create, update or end, with handles resolved to database rows (an end's text, tier and kind
-    are its signal's)."""
+    """A validated action that writes (core/actions.py: create, update, end), with handles resolved to
+    database rows (an end's text, tier and kind are its signal's)."""
 
-    action: str  # "create" | "update" | "end"
+    action: str  # the name of its action kind (core/actions.py: ACTIONS)
     content: str
     normalized: str
     tier: str
@@ -87,12 +87,12 @@ class Invalid(Exception):
     """One action breaks a rule (the message says where and which)."""
 
 
-def propose(item: AnsweredAction, action: Create | Update | End, call: Call, settings: Settings) -> Proposal:
-    """The proposal a create, update or end makes, its handles resolved against what the call showed.
-    Raises Invalid."""
+def propose_fact(item: AnsweredAction, call: Call, settings: Settings) -> Proposal:
+    """A create's or an update's proposal (core/actions.py): a fact of a configured kind, its text cleaned,
+    its handles resolved against what the call showed (an update's signal one of the pipeline's), its scope
+    and days the ones its evidence supports. Raises Invalid."""
+    action = cast(Create | Update, item.action)  # the kinds' registry dispatches by the action's name
     where = f"actions.{item.index}"
-    if isinstance(action, End):
-        return _end(item, action, call)
     if action.kind not in settings.kinds:
         raise Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
     content = " ".join(clean(action.content).split())
@@ -133,9 +133,11 @@ def _cites(where: str, action: Create | Update | End, call: Call) -> list[Cite]:
     return cites
 
 
-def _end(item: AnsweredAction, action: End, call: Call) -> Proposal:
-    """A known fact that no longer holds: one of the pipeline's (never the user's own), named by a message
-    that speaks of it (a shared word: a copied "none of this is true any more" ends nothing)."""
+def propose_end(item: AnsweredAction, call: Call, settings: Settings) -> Proposal:
+    """An end's proposal (core/actions.py): a known fact that no longer holds, one of the pipeline's (never
+    the user's own), named by a message that speaks of it (a shared word: a copied "none of this is true any
+    more" ends nothing); its text, tier and kind are its signal's. Raises Invalid."""
+    action = cast(End, item.action)
     where = f"actions.{item.index}"
     target = _target(where, action, call)
     cites = _cites(where, action, call)
@@ -144,8 +146,8 @@ def _end(item: AnsweredAction, action: End, call: Call) -> Proposal:
         raise Invalid(f"{where}.evidence: no quote speaks of {action.signal} (no word of it)")
     ended = _bound(f"{where}.until", action.until, cites)
     valid_to = ended if ended is not None else max(c.message.created_at for c in cites)
-    return Proposal("end", target.content, target.normalized, target.tier, target.kind, tuple(cites), target,
-                    agent_id=agent_id, valid_to=valid_to, written=item.written)  # fmt: skip
+    return Proposal(action.action, target.content, target.normalized, target.tier, target.kind, tuple(cites),
+                    target, agent_id=agent_id, valid_to=valid_to, written=item.written)  # fmt: skip
 
 
 def _validity(

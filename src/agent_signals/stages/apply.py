@@ -21,24 +21,10 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from agent_signals.config import Settings
-from agent_signals.core.actions import Count
+from agent_signals.core.actions import SUMMARY_SPOILERS, Count
 from agent_signals.core.outcome import UserOutcome
 from agent_signals.stages.reconcile import CapCrossed, Decide, Reconciliation, enforce_caps, reconcile
 from agent_signals.store.shard_writer import ShardWriter
-
-# Outcomes after which the model's summary no longer describes what was written.
-SUMMARY_SPOILERS = (
-    Count.SKIPPED_MANUAL,
-    Count.SKIPPED_TOMBSTONE,
-    Count.SKIPPED_END,
-    Count.ENDED,
-    Count.MERGED,
-    Count.DEMOTED,
-    Count.RECONCILE_INVALID,
-    Count.RECONCILE_FAILED,
-    Count.SKIPPED_REJECTED,
-    Count.RESTATED_PENDING,
-)
 
 # A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_users.py's _rehearsed).
 Around = Callable[[], AbstractAsyncContextManager[None]]

@@ -19,7 +19,7 @@ from dataclasses import replace
 import polars as pl
 
 from agent_signals.adapters import llm
-from agent_signals.core.actions import Count
+from agent_signals.core.actions import EMBEDDED, Count, action_of
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.outcome import UserOutcome, validate_answer
@@ -130,12 +130,13 @@ async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> d
 
 def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
     """Why a candidate screening held for review is rejected instead (None: it waits for a reviewer as a
-    pending signal): AGENT_SIGNALS_REVIEW=reject, or an `end`, which changes a signal agents read and writes
-    no text that could wait."""
+    pending signal): AGENT_SIGNALS_REVIEW=reject, or a kind that cannot wait (core/actions.py: an `end`
+    changes a signal agents read and writes no text that could wait)."""
     if ctx.settings.review == "reject":
         return "rejected (AGENT_SIGNALS_REVIEW=reject)"
-    if proposal.action == "end":
-        return "rejected (an end cannot wait for review)"
+    if not action_of(proposal).waits:
+        article = "an" if proposal.action[0] in "aeiou" else "a"
+        return f"rejected ({article} {proposal.action} cannot wait for review)"
     return None
 
 
@@ -189,9 +190,9 @@ async def embed_safely(ctx: RunContext, ready: dict[str, UserOutcome]) -> dict[s
     """Embed the shard's candidates (proposals_frame: the proposals and those held for review) in as few
     calls as possible: each distinct content once, embed.BATCH texts a call, none when there is nothing to
     write. Never raises: the users of a failed call are recorded and left out (retried next run); the others
-    are returned with their candidates embedded. An `end` writes no text (its signal keeps its embedding):
-    it is not embedded."""
-    frame = proposals_frame(ready).filter(pl.col("action") != "end")
+    are returned with their candidates embedded. An action that writes no text (an `end`: its signal keeps
+    its embedding) is not embedded (core/actions.py)."""
+    frame = proposals_frame(ready).filter(pl.col("action").is_in(EMBEDDED))
     texts = frame["content"].unique(maintain_order=True).to_list()
     users_of = dict(frame.group_by("content").agg(pl.col("user_id").unique(maintain_order=True)).iter_rows())
     vectors: dict[str, tuple[float, ...]] = {}
@@ -211,10 +212,12 @@ async def embed_safely(ctx: RunContext, ready: dict[str, UserOutcome]) -> dict[s
         ctx.stats.count_embedding(1, result.prompt_tokens, result.cost_usd)
         await record_calls(ctx)
         vectors.update(zip(chunk, (tuple(v) for v in result.vectors), strict=True))
-    embedded = {user_id: o for user_id, o in ready.items() if user_id not in failed}
-    for o in embedded.values():
-        o.proposals = [
-            p if p.action == "end" else replace(p, embedding=vectors[p.content]) for p in o.proposals
-        ]
-        o.held = [(replace(p, embedding=vectors[p.content]), reason) for p, reason in o.held]
-    return embedded
+
+    def embedded(p: Proposal) -> Proposal:
+        return replace(p, embedding=vectors[p.content]) if action_of(p).embedded else p
+
+    passed = {user_id: o for user_id, o in ready.items() if user_id not in failed}
+    for o in passed.values():
+        o.proposals = [embedded(p) for p in o.proposals]
+        o.held = [(embedded(p), reason) for p, reason in o.held]
+    return passed

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 from uuid import UUID, uuid4, uuid5
@@ -39,7 +39,7 @@ from psycopg.rows import dict_row
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
-from agent_signals.core.actions import Count
+from agent_signals.core.actions import Count, action_of
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
 from agent_signals.core.outcome import Provenance, UserOutcome
@@ -199,6 +199,97 @@ class _Bound:
         return cls(old.signal_id, user_id, "end", None, p.valid_from or p.said_at, p.said_at, prov)
 
 
+@dataclass
+class _Round:
+    """What one round's candidates come to: the signals to create, the signals restated (their evidence and
+    events), the validity given to signals that exist (None: a restatement that says nothing a signal
+    lacks)."""
+
+    creates: list[_Create] = field(default_factory=list)
+    syncs: list[_Sync] = field(default_factory=list)
+    bounds: list[_Bound | None] = field(default_factory=list)
+
+
+class _Candidate:
+    """One candidate of a round, resolved (apply_resolve.sql), as its kind's handler sees it (core/actions.py:
+    Write): what it does adds to the round."""
+
+    def __init__(
+        self, round_: _Round, counts: Counter[Count], user_id: str, prov: Provenance, p: Proposal, row: dict
+    ) -> None:
+        self.round, self.counts = round_, counts
+        self.user_id, self.prov, self.proposal = user_id, prov, p
+        target = self.target = _found(row, "target")  # the signal it names, as it is now
+        self.live = target is not None and target.origin == "inferred" and target.status == "active"
+        self.existing = _found(row, "same") or _found(row, "own") or _found(row, "near")  # what it restates
+
+    def count(self, counter: Count) -> None:
+        self.counts[counter] += 1
+
+    def end_target(self) -> None:
+        p, target = self.proposal, self.target
+        assert target is not None
+        self.round.bounds.append(
+            _Bound(target.signal_id, self.user_id, "end", None, p.valid_to, p.said_at, self.prov)
+        )
+
+    def restate_target(self) -> None:
+        assert self.target is not None
+        self._sync(self.target)
+        self.round.bounds.append(_Bound.fill(self.target, self.user_id, self.proposal, self.prov))
+
+    def state_fact(self, *, replaces_target: bool) -> None:
+        p, existing, replaced = self.proposal, self.existing, self.target if replaces_target else None
+        if existing is not None:
+            self._restated(existing)
+            if existing.origin == "inferred" and existing.status not in UNFILLED:
+                self.round.bounds.append(_Bound.fill(existing, self.user_id, p, self.prov))
+            # changed to a fact already known: the old version ends all the same
+            if replaced is not None and existing.signal_id != replaced.signal_id:
+                self.round.bounds.append(_Bound.closing(replaced, self.user_id, p, self.prov))
+        elif replaced is not None:  # the fact changed: its old version ends where the new one begins
+            self.round.creates.append(_Create(self.user_id, self.prov, p, replaced.signal_id))
+            self.round.bounds.append(_Bound.closing(replaced, self.user_id, p, self.prov))
+        else:
+            self.round.creates.append(_Create(self.user_id, self.prov, p))
+
+    def hold(self, reason: str) -> None:
+        """Held for review: a new signal of status pending (an update's names the version it would replace,
+        which stays as it is until a reviewer approves), or the evidence of the pending signal it restates.
+        It never reinforces, ends or fills a signal agents may read (`skipped_held`). Only a kind that waits
+        for review (core/actions.py) is held."""
+        p, existing = self.proposal, self.existing
+        live = self.target if self.live else None
+        if existing is None and live is not None and p.normalized == live.snapshot.get("normalized"):
+            existing = live  # an update that restates its own target
+        if existing is None:
+            replaced = live.signal_id if live is not None else None
+            self.round.creates.append(_Create(self.user_id, self.prov, p, replaced, reason))
+        elif existing.origin == "inferred" and existing.status == "pending":
+            self.counts[Count.HELD_FOR_REVIEW] += 1
+            self._sync(existing, pending=True)
+        elif existing.origin == "inferred" and existing.status not in ("deleted", "rejected"):
+            self.counts[Count.SKIPPED_HELD] += 1
+        else:
+            self._restated(existing)  # the user's own, or a tombstone: skipped
+
+    def _restated(self, existing: _Signal) -> None:
+        if existing.origin == "manual":
+            self.counts[Count.SKIPPED_MANUAL] += 1  # the user's own word wins
+        elif existing.status == "deleted":
+            self.counts[Count.SKIPPED_TOMBSTONE] += 1  # the user deleted it: never silently re-created
+        elif existing.status == "rejected":
+            self.counts[Count.SKIPPED_REJECTED] += 1  # a reviewer rejected it: never learned again
+        elif existing.status == "pending":
+            self.counts[Count.RESTATED_PENDING] += 1  # its evidence grows; only a reviewer activates it
+            self._sync(existing, pending=True)
+        else:
+            self._sync(existing)
+
+    def _sync(self, signal: _Signal, pending: bool = False) -> None:
+        self.round.syncs.append(_Sync(signal.signal_id, self.user_id, signal.snapshot, self.prov, pending))
+
+
 class ShardWriter:
     """The statements of one group's write transaction; `counts[user]` says what they did for a user,
     `touched[user]` which of the user's signals they created or changed."""
@@ -238,98 +329,32 @@ class ShardWriter:
 
     async def write(self, candidates: Sequence[tuple[UserOutcome, Proposal, str | None]]) -> None:
         """One round: at most one candidate per user (its outcome, the proposal, and why it is held for
-        review, or None), each applied as if alone (creates, updates, reinforcements, evidence, events)."""
+        review, or None), each applied as if alone by its kind's handler (core/actions.py): creates, updates,
+        ends, reinforcements, evidence, events."""
         assert len({o.user_id for o, _p, _held in candidates}) == len(candidates), "one candidate per user"
-        proposals = [(o.user_id, o.prov, p, held) for o, p, held in candidates]
         exclusive = self.settings.exclusive_kinds
         await self._stage("staging.apply_candidates", (
-            (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
-             str(p.target.signal_id) if p.action != "create" and p.target is not None else None, p.agent_id)
-            for seq, (user_id, _prov, p, _held) in enumerate(proposals)
+            (seq, o.user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
+             None if p.target is None else str(p.target.signal_id), p.agent_id)
+            for seq, (o, p, _held) in enumerate(candidates)
         ))  # fmt: skip
         resolved = await self._rows(
             "apply_resolve", {"batch": self.key, "threshold": self.settings.near_duplicate_similarity}
         )
-        creates: list[_Create] = []
-        syncs: list[_Sync] = []
-        bounds: list[_Bound | None] = []  # None: a restatement that says nothing a signal lacks
+        round_ = _Round()
         for row in resolved:
-            user_id, prov, p, held = proposals[row["seq"]]
-            target = _found(row, "target")
-            live = target is not None and target.origin == "inferred" and target.status == "active"
+            outcome, p, held = candidates[row["seq"]]
+            candidate = _Candidate(
+                round_, self.counts[outcome.user_id], outcome.user_id, outcome.prov, p, row
+            )
             if held is not None:
-                self._hold(user_id, prov, p, held, row, target if live else None, creates, syncs)
-                continue
-            if p.action == "end":
-                if live:
-                    bounds.append(_Bound(target.signal_id, user_id, "end", None, p.valid_to, p.said_at, prov))
-                else:
-                    self.counts[user_id][Count.SKIPPED_END] += 1  # removed, merged or ended since the prompt
-                continue
-            if p.action == "update" and live and p.target is not None and p.normalized == p.target.normalized:
-                syncs.append(_Sync(target.signal_id, user_id, target.snapshot, prov))
-                bounds.append(_Bound.fill(target, user_id, p, prov))
-                continue
-            existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
-            if existing is not None:
-                self._restated(user_id, prov, existing, syncs)
-                if existing.origin == "inferred" and existing.status not in UNFILLED:
-                    bounds.append(_Bound.fill(existing, user_id, p, prov))
-                if p.action == "update" and live and existing.signal_id != target.signal_id:
-                    bounds.append(_Bound.closing(target, user_id, p, prov))  # changed to a fact already known
-            elif p.action == "update" and live:
-                # the fact changed: its old version ends where the new one begins, never overwritten
-                creates.append(_Create(user_id, prov, p, target.signal_id))
-                bounds.append(_Bound.closing(target, user_id, p, prov))
-            else:  # a create, or an update whose signal changed since the prompt was built: treat as new
-                creates.append(_Create(user_id, prov, p))
-        await self._create(creates)
-        await self._cite(syncs, {user_id: p for user_id, _prov, p, _held in proposals})
-        await self._bound(bounds)
-        await self._sync(syncs)
-
-    def _restated(self, user_id: str, prov: Provenance, existing: _Signal, syncs: list[_Sync]) -> None:
-        counts = self.counts[user_id]
-        if existing.origin == "manual":
-            counts[Count.SKIPPED_MANUAL] += 1  # the user's own word wins
-        elif existing.status == "deleted":
-            counts[Count.SKIPPED_TOMBSTONE] += 1  # the user deleted it: never silently re-created
-        elif existing.status == "rejected":
-            counts[Count.SKIPPED_REJECTED] += 1  # a reviewer rejected it: never learned again
-        elif existing.status == "pending":
-            counts[Count.RESTATED_PENDING] += 1  # its evidence grows; only a reviewer activates it
-            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
-        else:
-            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov))
-
-    def _hold(
-        self,
-        user_id: str,
-        prov: Provenance,
-        p: Proposal,
-        reason: str,
-        row: dict[str, Any],
-        live: _Signal | None,
-        creates: list[_Create],
-        syncs: list[_Sync],
-    ) -> None:
-        """A candidate held for review: a new signal of status pending (an update's names the version it would
-        replace, which stays as it is until a reviewer approves), or the evidence of the pending signal it
-        restates. It never reinforces, ends or fills a signal agents may read (`skipped_held`). `live`: the
-        update's target, when it is still the user's active inferred signal."""
-        existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
-        if existing is None and live is not None and p.normalized == live.snapshot.get("normalized"):
-            existing = live  # an update that restates its own target
-        if existing is None:
-            replaced = live.signal_id if p.action == "update" and live is not None else None
-            creates.append(_Create(user_id, prov, p, replaced, reason))
-        elif existing.origin == "inferred" and existing.status == "pending":
-            self.counts[user_id][Count.HELD_FOR_REVIEW] += 1
-            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
-        elif existing.origin == "inferred" and existing.status not in ("deleted", "rejected"):
-            self.counts[user_id][Count.SKIPPED_HELD] += 1
-        else:
-            self._restated(user_id, prov, existing, syncs)  # the user's own, or a tombstone: skipped
+                candidate.hold(held)
+            else:
+                action_of(p).write(candidate)
+        await self._create(round_.creates)
+        await self._cite(round_.syncs, {o.user_id: p for o, p, _held in candidates})
+        await self._bound(round_.bounds)
+        await self._sync(round_.syncs)
 
     async def _create(self, creates: list[_Create]) -> None:
         """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
