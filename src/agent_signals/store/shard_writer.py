@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -46,7 +46,7 @@ from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.redaction import redact_fields, redact_value
 from agent_signals.core.screen import redact
 from agent_signals.core.text import normalize_content
-from agent_signals.core.validate import Proposal
+from agent_signals.core.validate import Cite, Proposal, Rejection
 from agent_signals.store.embeddings import vector_text
 from agent_signals.store.sqlfiles import query
 
@@ -106,9 +106,14 @@ FRAMES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-def frame(table: str, rows: Iterable[tuple]) -> pl.DataFrame:
-    """Rows for `table` as a polars frame of its COPY columns (FRAMES)."""
-    return pl.DataFrame(list(rows), schema=FRAMES[table], orient="row")
+def frame(table: str, rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
+    """Rows for `table`, each a mapping of its COPY columns (FRAMES) to values, as a polars frame. A row
+    names exactly the table's columns: one missing or unknown is an error, never a null."""
+    schema, rows = FRAMES[table], list(rows)
+    for row in rows:
+        if row.keys() != schema.keys():
+            raise ValueError(f"{table}: a row of columns {sorted(row)}, not {sorted(schema)}")
+    return pl.DataFrame({column: [row[column] for row in rows] for column in schema}, schema=schema)
 
 
 async def copy_frame(conn: psycopg.AsyncConnection, table: str, data: pl.DataFrame) -> None:
@@ -131,6 +136,18 @@ def _utc(moment: datetime) -> datetime:
 
 def _maybe_utc(moment: datetime | None) -> datetime | None:
     return None if moment is None else _utc(moment)
+
+
+def _evidence(signal_id: UUID, cite: Cite) -> dict[str, Any]:
+    """A staged evidence row (staging.apply_new_evidence, staging.apply_cited_evidence)."""
+    message = cite.message
+    return {
+        "signal_id": str(signal_id),
+        "conversation_id": message.conversation_id,
+        "message_id": message.message_id,
+        "quote": cite.quote,
+        "message_at": _utc(message.created_at),
+    }
 
 
 @dataclass(frozen=True)
@@ -163,6 +180,33 @@ class _Create(NamedTuple):
     p: Proposal
     supersedes: UUID | None = None
     held: str | None = None
+
+
+def _new_signal(signal_id: UUID, create: _Create) -> dict[str, Any]:
+    """A staged new signal (staging.apply_new_signals)."""
+    p, prov = create.p, create.prov
+    said = [c.message.created_at for c in p.evidence]
+    return {
+        "signal_id": str(signal_id),
+        "user_id": create.user_id,
+        "content": p.content,
+        "normalized": p.normalized,
+        "kind": p.kind,
+        "tier": p.tier,
+        "first_seen_at": _utc(min(said)),
+        "last_seen_at": _utc(max(said)),
+        "embedding": vector_text(p.embedding),
+        # its mentions are its distinct cited messages (what sync_mentions would count)
+        "mentions": len({c.message_key for c in p.evidence}),
+        "run_id": str(prov.run_id),
+        "prompt_version": prov.prompt_version,
+        "model": prov.model,
+        "agent_id": p.agent_id,
+        "valid_from": _maybe_utc(p.valid_from),
+        "valid_to": _maybe_utc(p.valid_to),
+        "supersedes": None if create.supersedes is None else str(create.supersedes),
+        "review_reason": None if create.held is None else redact(create.held),
+    }
 
 
 @dataclass(frozen=True)
@@ -312,18 +356,28 @@ class ShardWriter:
         """The users' write locks (user id order)."""
         await self._rows("lock_users", {"user_ids": sorted(user_ids)})
 
-    async def _stage(self, table: str, rows: Iterable[tuple]) -> None:
-        """Rows COPYed into a staging table (m019) under this transaction's key."""
-        await copy_frame(self.conn, table, frame(table, ((self.key, *row) for row in rows)))
+    async def _stage(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        """Rows COPYed into a staging table (m019) under this transaction's key (its `batch` column)."""
+        await copy_frame(self.conn, table, frame(table, ({"batch": self.key, **row} for row in rows)))
 
     async def _events(self, rows: list[tuple]) -> None:
         """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
         redacted."""
-        await copy_frame(self.conn, "signals.events", frame("signals.events", (
-            (str(signal_id), user_id, str(self.run_id), action, actor, prov.prompt_version, prov.model,
-             _json(redact_fields(before)), _json(redact_fields(after)))
+        events = (
+            {
+                "signal_id": str(signal_id),
+                "user_id": user_id,
+                "run_id": str(self.run_id),
+                "action": action,
+                "actor": actor,
+                "prompt_version": prov.prompt_version,
+                "model": prov.model,
+                "before": _json(redact_fields(before)),
+                "after": _json(redact_fields(after)),
+            }
             for signal_id, user_id, action, actor, prov, before, after in rows
-        )))  # fmt: skip
+        )
+        await copy_frame(self.conn, "signals.events", frame("signals.events", events))
 
     # the proposals, round by round
 
@@ -333,11 +387,20 @@ class ShardWriter:
         ends, reinforcements, evidence, events."""
         assert len({o.user_id for o, _p, _held in candidates}) == len(candidates), "one candidate per user"
         exclusive = self.settings.exclusive_kinds
-        await self._stage("staging.apply_candidates", (
-            (seq, o.user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
-             None if p.target is None else str(p.target.signal_id), p.agent_id)
+        staged = (
+            {
+                "seq": seq,
+                "user_id": o.user_id,
+                "normalized": p.normalized,
+                "kind": p.kind,
+                "exclusive": p.kind in exclusive,
+                "embedding": vector_text(p.embedding),
+                "target": None if p.target is None else str(p.target.signal_id),  # an update's, an end's
+                "agent_id": p.agent_id,
+            }
             for seq, (o, p, _held) in enumerate(candidates)
-        ))  # fmt: skip
+        )
+        await self._stage("staging.apply_candidates", staged)
         resolved = await self._rows(
             "apply_resolve", {"batch": self.key, "threshold": self.settings.near_duplicate_similarity}
         )
@@ -361,22 +424,11 @@ class ShardWriter:
         updated away from this one) is written again under a new id."""
         ids = [signal_id_for(c.user_id, c.p.normalized, c.p.agent_id) for c in creates]
         while creates:
-            await self._stage("staging.apply_new_signals", (
-                (str(signal_id), user_id, p.content, p.normalized, p.kind, p.tier,
-                 _utc(min(c.message.created_at for c in p.evidence)),
-                 _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
-                 # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
-                 len({c.message_key for c in p.evidence}),
-                 str(prov.run_id), prov.prompt_version, prov.model, p.agent_id, _maybe_utc(p.valid_from),
-                 _maybe_utc(p.valid_to), None if supersedes is None else str(supersedes),
-                 None if held is None else redact(held))
-                for signal_id, (user_id, prov, p, supersedes, held) in zip(ids, creates, strict=True)
-            ))  # fmt: skip
-            await self._stage("staging.apply_new_evidence", (
-                (str(signal_id), c.message.conversation_id, c.message.message_id, c.quote,
-                 _utc(c.message.created_at))
-                for signal_id, create in zip(ids, creates, strict=True) for c in create.p.evidence
-            ))  # fmt: skip
+            pairs = list(zip(ids, creates, strict=True))
+            await self._stage("staging.apply_new_signals", (_new_signal(i, c) for i, c in pairs))
+            await self._stage(
+                "staging.apply_new_evidence", (_evidence(i, e) for i, c in pairs for e in c.p.evidence)
+            )
             created = {
                 row["signal_id"]: row["status"]
                 for row in await self._rows(
@@ -405,10 +457,10 @@ class ShardWriter:
         changes nothing (`unchanged`: a replay)."""
         if not syncs:
             return
-        await self._stage("staging.apply_cited_evidence", (
-            (str(s.signal_id), c.message.conversation_id, c.message.message_id, c.quote, _utc(c.message.created_at))
-            for s in syncs for c in cites[s.user_id].evidence
-        ))  # fmt: skip
+        await self._stage(
+            "staging.apply_cited_evidence",
+            (_evidence(s.signal_id, c) for s in syncs for c in cites[s.user_id].evidence),
+        )
         new = {
             row["signal_id"]: row["new"]
             for row in await self._rows("apply_cite", {"batch": self.key, "run_id": self.run_id})
@@ -536,19 +588,10 @@ class ShardWriter:
         past every message read (released set-aside messages among them are read again) and the users'
         failures resolved."""
         run_id = str(self.run_id)
-        await copy_frame(self.conn, "ops.quarantine", frame("ops.quarantine", (
-            (run_id, u.user_id, redact(p.content), p.kind, p.tier,
-             _json([{"conversation_id": c.message.conversation_id, "message_id": c.message.message_id,
-                     "quote": redact(c.quote)} for c in p.evidence]),
-             redact(reason))
-            for u in users for p, reason in u.quarantine
-        )))  # fmt: skip
-        await copy_frame(self.conn, "ops.rejected_actions", frame("ops.rejected_actions", (
-            (run_id, u.user_id, r.stage, _json(redact_value(r.written)),
-             _json([{"conversation_id": m.conversation_id, "message_id": m.message_id} for m in r.cites]),
-             redact(r.reason), u.prov.prompt_version, u.prov.model)
-            for u in users for r in u.rejected
-        )))  # fmt: skip
+        quarantined = (_quarantined(run_id, u.user_id, p, why) for u in users for p, why in u.quarantine)
+        await copy_frame(self.conn, "ops.quarantine", frame("ops.quarantine", quarantined))
+        rejected = (_rejected(run_id, u, r) for u in users for r in u.rejected)
+        await copy_frame(self.conn, "ops.rejected_actions", frame("ops.rejected_actions", rejected))
         for u in users:
             if u.quarantine:
                 self.counts[u.user_id][Count.QUARANTINED] += len(u.quarantine)
@@ -567,6 +610,44 @@ class ShardWriter:
              "run_id": self.run_id},
         )  # fmt: skip
         await self._rows("resolve_failures", {"user_ids": [u.user_id for u in users], "run_id": self.run_id})
+
+
+def _quarantined(run_id: str, user_id: str, p: Proposal, reason: str) -> dict[str, Any]:
+    """An ops.quarantine row, its texts redacted."""
+    return {
+        "run_id": run_id,
+        "user_id": user_id,
+        "content": redact(p.content),
+        "kind": p.kind,
+        "tier": p.tier,
+        "evidence": _json(
+            [
+                {
+                    "conversation_id": c.message.conversation_id,
+                    "message_id": c.message.message_id,
+                    "quote": redact(c.quote),
+                }
+                for c in p.evidence
+            ]
+        ),
+        "reason": redact(reason),
+    }
+
+
+def _rejected(run_id: str, outcome: UserOutcome, r: Rejection) -> dict[str, Any]:
+    """An ops.rejected_actions row, the action as written and the reason redacted."""
+    return {
+        "run_id": run_id,
+        "user_id": outcome.user_id,
+        "stage": r.stage,
+        "action": _json(redact_value(r.written)),
+        "messages": _json(
+            [{"conversation_id": m.conversation_id, "message_id": m.message_id} for m in r.cites]
+        ),
+        "reason": redact(r.reason),
+        "prompt_version": outcome.prov.prompt_version,
+        "model": outcome.prov.model,
+    }
 
 
 def _found(row: dict[str, Any], prefix: str) -> _Signal | None:
