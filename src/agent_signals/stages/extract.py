@@ -91,14 +91,7 @@ async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> d
     # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
     # refused summary is left to the summarize stage, which writes it from the stored signals.
     for o in answered.values():
-        if not (
-            o.calls == 1
-            and not any(not r.kept for r in o.rejected)
-            and ctx.settings.summaries
-            and all(
-                p.agent_id is None for p in o.proposals
-            )  # a summary is the profile's: the model's may mix
-        ):
+        if not _may_summarize(ctx, o):
             o.summary = None
     keep_special = ctx.settings.special_categories == "keep"
     language = ctx.settings.signal_language
@@ -126,6 +119,17 @@ async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> d
                 o.rejected.append(Rejection.of(p, "screen", f"held for review, {refused}: {reason}"))
         o.held = held
     return {o.user_id: o for o in screened}
+
+
+def _may_summarize(ctx: RunContext, outcome: UserOutcome) -> bool:
+    """Whether the answer's summary may describe what gets written: one call, no action rejected, the
+    summaries on, and only profile facts (a summary is the profile's: the model's may mix in an agent's)."""
+    return (
+        outcome.calls == 1
+        and not any(not r.kept for r in outcome.rejected)
+        and ctx.settings.summaries
+        and all(p.agent_id is None for p in outcome.proposals)
+    )
 
 
 def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
