@@ -10,6 +10,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from agent_signals.core import windows as backfill
+from agent_signals.core.actions import Count
 from agent_signals.flows.extract import finish_run, process_shards
 from agent_signals.flows.parameters import (
     ListenersParameter,
@@ -51,7 +52,7 @@ async def backfill_signals(
                 await scan.embed_missing(run)
             for start, end in backfill.slices(since, until, step):
                 if start in done:
-                    run.stats.actions["slices_already_done"] += 1
+                    run.stats.actions[Count.SLICES_ALREADY_DONE] += 1
                     continue
                 run.window = Window(until=end, since=start, users=window.users, ignore_watermarks=True)
                 before = (run.stats.failures, sum(run.stats.skipped_users.values()))
