@@ -78,7 +78,7 @@ async def measure(settings, users: list, modes: list[str]) -> dict:
     from agent_signals.adapters.structured import response_format
     from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_extract_answer
     from agent_signals.core.batching import build_calls
-    from agent_signals.core.validate import validate_answer
+    from agent_signals.core.outcome import validate_answer
 
     today = datetime.now(UTC).date()
     results = {}

@@ -16,11 +16,12 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.batching import KnownSignal, SourceMessage
+from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
+from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.stages import user_signals as user_paths
-from agent_signals.stages.apply import Provenance, apply_user
+from agent_signals.stages.apply import apply_user
 from agent_signals_offline import reconcile as offline_reconcile
 from agent_signals_offline.embed import embed
 
@@ -57,9 +58,8 @@ async def offline_decide(core, own, cap) -> ReconcileAnswer:
 async def _apply(url, settings, user, proposals, messages, use_model):
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         prov = Provenance(uuid.uuid4(), "extract/test", "test")
-        return await apply_user(
-            conn, settings, user, proposals, messages, prov, decide=offline_decide if use_model else None
-        )
+        outcome = UserOutcome(UserBatch(user, list(messages)), prov, proposals=list(proposals))
+        return await apply_user(conn, settings, outcome, decide=offline_decide if use_model else None)
 
 
 def known_signals(conn, user) -> list[KnownSignal]:

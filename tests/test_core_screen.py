@@ -11,7 +11,7 @@ import pytest
 
 from agent_signals.core.batching import CONTEXT_BLOCK, KnownSignal, SourceMessage
 from agent_signals.core.screen import WITHHELD_COUNTERS, screen, screen_text
-from agent_signals.core.validate import Cite, Proposal
+from agent_signals.core.validate import WITHHELD, Cite, Proposal
 
 pytestmark = pytest.mark.unit
 
@@ -38,17 +38,17 @@ def one(candidate: Proposal, known: list[KnownSignal] | None = None, keep_specia
 )
 def test_a_secret_or_contact_detail_the_model_copied_into_the_content_is_rejected_and_withheld(content):
     screened = one(proposal(content, f"fyi: {content.split()[-1]}"))
-    assert not screened.keep and not screened.quarantine
-    assert screened.rejected == {"skipped_sensitive": 1}
-    ((_, reason, withheld),) = screened.dropped
-    assert reason.startswith("sensitive") and withheld
+    assert not screened.proposals and not screened.quarantine
+    assert screened.counts == {"skipped_sensitive": 1}
+    (rejected,) = screened.rejected
+    assert rejected.reason.startswith("sensitive") and rejected.written["content"] == WITHHELD
     assert "skipped_sensitive" in WITHHELD_COUNTERS
 
 
 def test_a_number_the_content_repeats_from_a_redacted_quote_is_rejected_too():
     """ "Grew up on 14 March 1987" from "I was born on 14 March 1987": the number, not the words, is the cue."""
     screened = one(proposal("Celebrates on 14 March 1987", "my date of birth is 14 March 1987"))
-    assert screened.rejected == {"skipped_sensitive": 1}
+    assert screened.counts == {"skipped_sensitive": 1}
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_a_number_the_content_repeats_from_a_redacted_quote_is_rejected_too():
 )
 def test_an_instruction_to_the_agent_copied_into_a_signal_is_quarantined_not_written(content):
     screened = one(proposal(content, content, kind="communication"))
-    assert not screened.keep
+    assert not screened.proposals
     ((quarantined, reason),) = screened.quarantine
     assert quarantined.content == content and reason
 
@@ -69,14 +69,14 @@ def test_an_instruction_to_the_agent_copied_into_a_signal_is_quarantined_not_wri
 def test_a_signal_citing_the_pipelines_own_context_block_is_rejected_as_recall():
     pasted = f"{CONTEXT_BLOCK}\n- Is a staff data engineer"
     screened = one(proposal("Is a staff data engineer", pasted, quote="Is a staff data engineer"))
-    assert screened.rejected == {"skipped_recall": 1}
+    assert screened.counts == {"skipped_recall": 1}
 
 
 def test_a_quote_of_a_known_signal_is_recall():
     known = [KnownSignal(uuid4(), "Works as a data engineer", "works as a data engineer", "core", "role",
                          "inferred")]  # fmt: skip
     screened = one(proposal("Works as a data engineer", "Works as a data engineer"), known)
-    assert screened.rejected == {"skipped_recall": 1}
+    assert screened.counts == {"skipped_recall": 1}
 
 
 def test_a_message_that_hides_text_holds_its_candidate_for_review():
@@ -85,7 +85,7 @@ def test_a_message_that_hides_text_holds_its_candidate_for_review():
     screened = one(
         proposal("Leads the payments team", hidden, quote=f"I lead the payments team, token {KEY}")
     )
-    assert not screened.keep and not screened.quarantine and not screened.rejected
+    assert not screened.proposals and not screened.quarantine and not screened.rejected
     ((held, reason),) = screened.held
     assert held.content == "Leads the payments team" and "hides text" in reason
     quote = held.evidence[0].quote  # redacted as a kept candidate's
@@ -105,13 +105,13 @@ def test_an_instruction_in_a_message_that_hides_text_is_quarantined_not_held():
 
 def test_a_special_category_is_rejected_unless_the_deployment_keeps_them():
     candidate = proposal("Is being treated for diabetes", "I'm being treated for diabetes", kind="context")
-    assert one(candidate).rejected == {"skipped_special": 1}
-    assert one(candidate, keep_special=True).keep
+    assert one(candidate).counts == {"skipped_special": 1}
+    assert one(candidate, keep_special=True).proposals
 
 
 def test_a_kept_signal_has_the_secret_in_its_quote_redacted():
     message = f"I'm the platform lead, my token is {KEY}"
-    (kept,) = one(proposal("Is the platform lead", message)).keep
+    (kept,) = one(proposal("Is the platform lead", message)).proposals
     quote = kept.evidence[0].quote
     assert KEY not in quote and "redacted]" in quote and quote.startswith("I'm the platform lead")
 

@@ -14,7 +14,7 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.core.answers import parse_extract_actions
 from agent_signals.core.batching import Call, KnownSignal, SourceMessage
-from agent_signals.core.validate import validate_answer
+from agent_signals.core.outcome import validate_answer
 
 pytestmark = pytest.mark.unit
 
@@ -100,7 +100,7 @@ def test_each_action_is_judged_alone_and_skips_are_counted():
     validated = judge(create(), create(quote="I'm the CEO"), {"action": "skip", "reason": "nothing durable"})
     assert [p.content for p in validated.proposals] == ["Is a staff data engineer"]
     assert len(validated.rejected) == 1
-    assert validated.skips == 1
+    assert validated.counts == {"skipped": 1, "rejected_invalid": 1}
 
 
 def test_the_rejection_keeps_the_action_as_written_and_the_messages_it_named():

@@ -15,13 +15,14 @@ import psycopg
 import pytest
 
 from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.batching import SourceMessage
+from agent_signals.core.batching import SourceMessage, UserBatch
+from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.prompts import is_reconcile_prompt
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals
 from agent_signals.limits import CORE_CAP
-from agent_signals.stages.apply import Provenance, apply_user
+from agent_signals.stages.apply import apply_user
 from agent_signals_offline.provider import answer as offline_answer
 from tests.test_buckets import SYSTEMS, core_count, owns_each_message, state_facts
 
@@ -70,10 +71,9 @@ def proposal(user_id: str, text: str, day: int) -> tuple[Proposal, SourceMessage
 async def apply(url: str, settings, user_id: str, texts, day: int, decide=None) -> Counter[str]:
     made = [proposal(user_id, f"Owns the {t}", day) for t in texts]
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as aconn:
-        return await apply_user(
-            aconn, settings, user_id, [p for p, _m in made], [m for _p, m in made],
-            Provenance(uuid.uuid4(), "extract/test", "test"), decide=decide, at=T0 + timedelta(days=30),
-        )  # fmt: skip
+        outcome = UserOutcome(UserBatch(user_id, [m for _p, m in made]),
+                              Provenance(uuid.uuid4(), "extract/test", "test"), proposals=[p for p, _m in made])  # fmt: skip
+        return await apply_user(aconn, settings, outcome, decide=decide, at=T0 + timedelta(days=30))
 
 
 def demote(core, content: str) -> ReconcileAnswer:

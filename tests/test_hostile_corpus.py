@@ -26,8 +26,8 @@ from agent_signals.core.answers import (
     parse_summary_answer,
 )
 from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+from agent_signals.core.outcome import validate_answer
 from agent_signals.core.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
-from agent_signals.core.validate import validate_answer
 from agent_signals.flows.extract import extract_signals
 from agent_signals.limits import CONTENT_MAX_CHARS
 from tests import http_model

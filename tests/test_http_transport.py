@@ -81,9 +81,14 @@ def test_a_server_error_is_retried_then_the_model_is_unavailable():
 
 @pytest.mark.unit
 def test_a_server_slower_than_the_timeout_is_retried_then_the_model_is_unavailable():
+    # The deadline covers litellm's setup of its first call in a process (about half a second): a call to a
+    # fast server first, so that each attempt's request reaches the slow server well within its second.
+    with http_model.serve(lambda _p, _b: http_model.chat(ANSWER)) as fast:
+        complete(settings_for(fast))
     with http_model.serve(lambda _p, _b: http_model.slow(30)) as server:
-        exc = failure(settings_for(server, max_retries=1, timeout_s=0.3))
-    assert (exc.kind, exc.attempts, len(server.requests)) == ("timeout", 2, 2)
+        exc = failure(settings_for(server, max_retries=1, timeout_s=1))
+        arrived = server.wait_for_requests(2)
+    assert (exc.kind, exc.attempts, arrived) == ("timeout", 2, 2)
 
 
 # ---------------------------------------------------------------------------------------------------

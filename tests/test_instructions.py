@@ -518,4 +518,4 @@ def test_a_candidate_citing_a_message_that_hides_text_is_held_for_review_whateve
     screened = screen([hostile, plain], [], keep_special=False)
     assert [p for p, _reason in screened.held] == [hostile]
     assert not screened.quarantine and not screened.rejected
-    assert screened.keep == [plain]
+    assert screened.proposals == [plain]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agent_signals.config import Settings
 from agent_signals.core.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
 from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+from agent_signals.core.outcome import validate_answer
 from agent_signals.core.prompts import (
     PromptMessage,
     PromptSignal,
@@ -24,7 +25,6 @@ from agent_signals.core.prompts import (
     render_extract,
     unfence,
 )
-from agent_signals.core.validate import validate_answer
 
 pytestmark = pytest.mark.unit
 

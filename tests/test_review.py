@@ -507,11 +507,12 @@ def test_the_review_commands_list_approve_and_reject_and_refuse_in_one_line(data
 
 @pytest.mark.unit
 def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_proposals():
-    """The gate and the embedding read Extracted.candidates, the proposals then those held for review: an
+    """The gate and the embedding read UserOutcome.candidates, the proposals then those held for review: an
     index past the proposals is a held candidate, rejected alone."""
-    from agent_signals.core.batching import SourceMessage
+    from agent_signals.core.actions import Count
+    from agent_signals.core.batching import SourceMessage, UserBatch
+    from agent_signals.core.outcome import UserOutcome
     from agent_signals.core.validate import Cite, Proposal
-    from agent_signals.stages.extract import Extracted
 
     message = SourceMessage.read("c1", "m1", "I'm a pilot and I like sailing", datetime.now(UTC))
 
@@ -521,10 +522,13 @@ def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_propos
         )
 
     pilot, sailing, cat = candidate("Works as a pilot"), candidate("Likes sailing"), candidate("Has a cat")
-    extracted = Extracted([pilot], [], summary="...", held=[(sailing, HIDES), (cat, HIDES)])
-    assert extracted.candidates == [pilot, sailing, cat]
-    left = extracted.without({2: "quality gate: failed"}, "gate")
+    left = UserOutcome(
+        UserBatch("u"), proposals=[pilot], summary="...", held=[(sailing, HIDES), (cat, HIDES)]
+    )
+    assert left.candidates == [(pilot, None), (sailing, HIDES), (cat, HIDES)]
+    left.reject({2: "quality gate: failed"}, "gate", Count.REJECTED_GATE)
     assert (left.proposals, left.held, left.summary) == ([pilot], [(sailing, HIDES)], None)
+    assert left.counts == {"rejected_gate": 1}
     ((rejected),) = left.rejected
     assert (rejected.stage, rejected.reason, rejected.written["content"]) == (
         "gate",

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from agent_signals.config import Settings
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.outcome import validate_answer
 from agent_signals.core.screen import screen, sensitive_kinds
-from agent_signals.core.validate import validate_answer
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import user_signals as user_paths
 from tests.builders import T0, conversation, load_conversations
@@ -228,7 +228,7 @@ def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
         validated = validate_answer(parse_extract_actions(raw), call, Settings())
     except InvalidAnswer:
         return  # nothing is written for that user
-    kept = screen(validated.proposals, batch.known, keep_special=False).keep  # each action judged on its own
+    kept = screen(validated.proposals, batch.known, keep_special=False).proposals  # each action on its own
     for proposal in kept:
         assert proposal.kind in Settings().kinds and proposal.tier in ("core", "contextual")
         assert 0 < len(proposal.content) <= 200 and not re.search(r"[\x00-\x1f]", proposal.content)

@@ -29,8 +29,9 @@ BANNER = re.compile(r"Prefect API (http://127\.0\.0\.1:\d+/api) \(started by ser
 
 @pytest.fixture
 def serve(database_url, tmp_path):
-    """Start `serve` on a database seeded with 5 demo users; yield a function doing it for a given cron,
-    returning (the process, its Prefect API URL, the environment to reach it). Killed at the end if alive."""
+    """Start `serve` on a database seeded with 5 demo users; yield a function doing it for a given cron (and
+    more environment), returning (the process, its Prefect API URL, the environment to reach it). Killed at
+    the end if alive."""
     env = {
         **{k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"},
         "DATABASE_URL": database_url,
@@ -44,11 +45,11 @@ def serve(database_url, tmp_path):
     log = tmp_path / "serve.log"
     started: list[subprocess.Popen] = []
 
-    def start(cron: str) -> tuple[subprocess.Popen, str, dict]:
+    def start(cron: str, **more_env: str) -> tuple[subprocess.Popen, str, dict]:
         with log.open("w") as out:
             proc = subprocess.Popen(
-                [*CLI, "serve"], env={**env, "AGENT_SIGNALS_SCHEDULE_CRON": cron}, cwd=ROOT, stdout=out,
-                stderr=subprocess.STDOUT,
+                [*CLI, "serve"], env={**env, "AGENT_SIGNALS_SCHEDULE_CRON": cron, **more_env}, cwd=ROOT,
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,  # its own group, as in a terminal
             )  # fmt: skip
         started.append(proc)
         wait_for(lambda: "Your deployments are being served" in log.read_text(), proc, log, 180)
@@ -96,6 +97,59 @@ def test_the_schedule_makes_a_run_that_completes_and_sigterm_stops_everything(se
 
     wait_for(scheduled_run_succeeded, proc, log, 240)  # the next minute, then the run (slow on a busy CI)
     stops_with_everything_it_started(proc, signal.SIGTERM, tmp_path)
+
+
+@pytest.mark.db
+@pytest.mark.flow
+@pytest.mark.slow
+def test_ctrl_c_stops_a_flow_run_in_progress_as_it_stops_run(serve, database_url, tmp_path):
+    """Ctrl-C on serve (SIGINT to its process group, as a terminal sends it) while a deployment's flow run is
+    between two users: the flow run's row says `interrupted` with what it committed, as `agent-signals run`
+    does, instead of staying `running`; serve and everything it started stop."""
+    import threading
+
+    from tests import http_model
+
+    held, release = threading.Event(), threading.Event()
+
+    def respond(_path: str, _body: dict) -> tuple[int, dict]:
+        if sum(1 for path, _b in model.requests if path.endswith("/chat/completions")) == 3:
+            held.set()  # the third user's answer waits: the first two are in
+            release.wait()
+        return http_model.chat('{"actions": []}')
+
+    with http_model.serve(respond) as model:
+        proc, _api_url, env = serve(
+            NEVER_DURING_A_TEST, **model.env(), AGENT_SIGNALS_CONCURRENCY="1", AGENT_SIGNALS_SHARD_SIZE="1",
+            AGENT_SIGNALS_SHARDS_IN_FLIGHT="1",
+        )  # fmt: skip
+        try:
+            started = subprocess.run(
+                [*PREFECT, "deployment", "run", "extract-signals/scheduled"], env=env, cwd=ROOT,
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert started.returncode == 0, started.stdout[-2000:] + started.stderr[-900:]
+            wait_for(held.is_set, proc, tmp_path / "serve.log", 240)
+            tree = descendants(proc.pid)
+            os.killpg(proc.pid, signal.SIGINT)
+            assert proc.wait(timeout=60) == 0, (tmp_path / "serve.log").read_text()[-3000:]
+        finally:
+            release.set()
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        run_id, status, users, error = conn.execute(
+            "select run_id, status, users, error from ops.runs where kind = 'scheduled'"
+        ).fetchone()
+        committed = conn.execute(
+            "select count(*) from (select user_id from signals.events where run_id = %(r)s union "
+            "select user_id from signals.watermarks where run_id = %(r)s) u", {"r": run_id}
+        ).fetchone()[0]  # fmt: skip
+    assert status == "interrupted" and error.startswith("interrupted by SIG"), (status, error)
+    assert users == committed
+    assert f"{users} user(s) committed by run {run_id}" in (tmp_path / "serve.log").read_text()
+    deadline = time.monotonic() + 30
+    while (left := [pid for pid in tree if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, "left running after Ctrl-C: " + " | ".join(cmdline(pid) for pid in left)
 
 
 @pytest.mark.db

@@ -193,14 +193,30 @@ def test_a_frame_reaches_the_database_as_written(database_url, settings):
         (key, str(signal), "c2", "plain", "", berlin.astimezone(UTC)),
     ]
     table = "staging.apply_cited_evidence"
+    columns = ("batch", "signal_id", "conversation_id", "message_id", "quote", "message_at")
 
     async def roundtrip() -> list[tuple]:
         async with (
             await psycopg.AsyncConnection.connect(database_url) as conn,
             conn.transaction(force_rollback=True),
         ):
-            await copy_frame(conn, table, frame(table, rows))
+            await copy_frame(
+                conn, table, frame(table, [dict(zip(columns, row, strict=True)) for row in rows])
+            )
             cur = await conn.execute(f"select * from {table} order by conversation_id")
             return await cur.fetchall()
 
     assert asyncio.run(roundtrip()) == [(uuid.UUID(key), signal, *row[2:]) for row in rows]
+
+
+@pytest.mark.unit
+def test_a_copy_row_names_exactly_its_tables_columns():
+    """COPY rows are built by column name: a column left out or misspelt is an error, never a null."""
+    from agent_signals.store.shard_writer import FRAMES, frame
+
+    table = "staging.apply_cited_evidence"
+    row = dict.fromkeys(FRAMES[table], None)
+    assert frame(table, [row, row]).columns == list(FRAMES[table])
+    for wrong in ({k: v for k, v in row.items() if k != "quote"}, {**row, "qoute": None}):
+        with pytest.raises(ValueError, match="not"):
+            frame(table, [row, wrong])

@@ -581,12 +581,12 @@ MESSAGE = "I have type 2 diabetes so I keep snacks at my desk"
 def test_screen_skips_a_special_category_and_redacts_it_from_quotes_unless_the_deployment_keeps_them():
     candidates = [proposal("Has type 2 diabetes", MESSAGE), proposal("Keeps snacks at their desk", MESSAGE)]
     skipped = screen(candidates, [], keep_special=False)
-    assert skipped.rejected == {"skipped_special": 1}
-    assert [(p.content, p.evidence[0].quote) for p in skipped.keep] == [
+    assert skipped.counts == {"skipped_special": 1}
+    assert [(p.content, p.evidence[0].quote) for p in skipped.proposals] == [
         ("Keeps snacks at their desk", "[health redacted] so I keep snacks at my desk")
     ]
     kept = screen(candidates, [], keep_special=True)
-    assert kept.rejected == {} and [p.evidence[0].quote for p in kept.keep] == [MESSAGE, MESSAGE]
+    assert not kept.rejected and [p.evidence[0].quote for p in kept.proposals] == [MESSAGE, MESSAGE]
 
 
 # English statements the offline model (a demo and the tests' default model) turns into signals

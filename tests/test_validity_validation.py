@@ -13,7 +13,7 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.core.answers import parse_extract_actions
 from agent_signals.core.batching import Call, KnownSignal, SourceMessage
-from agent_signals.core.validate import validate_answer
+from agent_signals.core.outcome import validate_answer
 
 pytestmark = pytest.mark.unit
 

@@ -26,6 +26,7 @@ from uuid import UUID, uuid4
 import polars as pl
 
 from agent_signals.config import Settings
+from agent_signals.core.actions import WRITTEN
 from agent_signals.limits import CONTENT_MAX_CHARS, CORE_CAP
 from agent_signals.store.sqlfiles import query
 
@@ -51,7 +52,7 @@ def _proposals_suite(settings: Settings) -> Any:
     ge = gx.expectations
     suite = gx.ExpectationSuite(name="proposals")
     for expectation in (
-        ge.ExpectColumnValuesToBeInSet(column="action", value_set=["create", "update", "end"]),
+        ge.ExpectColumnValuesToBeInSet(column="action", value_set=list(WRITTEN)),
         ge.ExpectColumnValuesToBeInSet(column="tier", value_set=["core", "contextual"]),
         ge.ExpectColumnValuesToBeInSet(column="kind", value_set=list(settings.kinds)),
         ge.ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=CONTENT_MAX_CHARS),

@@ -68,6 +68,14 @@ class LoopbackModel:
     respond: Respond
     requests: list[tuple[str, dict]] = field(default_factory=list)  # (path, JSON body) in arrival order
     received: list[Received] = field(default_factory=list)  # the same requests with headers and times
+    arrived: threading.Condition = field(default_factory=threading.Condition, repr=False)
+
+    def wait_for_requests(self, count: int, timeout_s: float = 30.0) -> int:
+        """Wait until `count` requests have arrived (a client that gave up may have sent one the server has
+        not read yet) or `timeout_s` passed; the number that arrived."""
+        with self.arrived:
+            self.arrived.wait_for(lambda: len(self.requests) >= count, timeout_s)
+            return len(self.requests)
 
     def env(self, model: str = "openai/some-name", api_key: str = "sk-test") -> dict[str, str]:
         """Environment variables that point the pipeline's model at this server."""
@@ -84,7 +92,6 @@ class LoopbackModel:
 def serve(respond: Respond) -> Iterator[LoopbackModel]:
     """Run the server in a thread for the block; stopped and closed after it (delayed answers are dropped)."""
     model = LoopbackModel("", respond)
-    lock = threading.Lock()
     stopping = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
@@ -92,9 +99,10 @@ def serve(respond: Respond) -> Iterator[LoopbackModel]:
             at = time.monotonic()
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
             headers = {name.lower(): value for name, value in self.headers.items()}
-            with lock:
+            with model.arrived:
                 model.requests.append((self.path, body))
                 model.received.append(Received(self.path, body, headers, at))
+                model.arrived.notify_all()
             answer = model.respond(self.path, body)
             reply = answer if isinstance(answer, Reply) else Reply(*answer)
             if reply.delay_s and stopping.wait(reply.delay_s):

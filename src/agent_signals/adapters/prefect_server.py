@@ -67,9 +67,18 @@ def prefect_api() -> Iterator[tuple[str, Path | None]]:
             yield api_url, log
     finally:
         if server is not None:
+            _drain_prefect_services()
             _stop(server)
             atexit.unregister(_stop)
         signal.signal(signal.SIGTERM, previous_sigterm)
+
+
+def _drain_prefect_services(timeout_s: float = 10.0) -> None:
+    """Send what Prefect's log and event services still hold while the server is up: a service whose server
+    went first keeps retrying, and its at-exit drain then holds the process open for good."""
+    from prefect._internal.concurrency.services import QueueService
+
+    QueueService.drain_all(timeout=timeout_s, at_exit=False)
 
 
 def _exit(signum: int, _frame: object) -> None:

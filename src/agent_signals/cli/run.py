@@ -4,6 +4,7 @@ and `serve` (the scheduled, backfill and shard deployments in this process)."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from datetime import datetime
 
@@ -139,15 +140,28 @@ def serve_cmd(ctx: click.Context) -> None:
     from agent_signals.flows.deployments import build
 
     class StoppableRunner(Runner):
-        """Prefect's runner, noting the SIGTERM its handler acts on: that handler pauses the deployments,
-        then calls sys.exit(0) wherever the loop happens to be; inside an HTTP call, anyio turns that exit
-        into a cancel-scope RuntimeError, which is a stop that completed, not a failure."""
+        """Prefect's runner, stopping on Ctrl-C (SIGINT) as on SIGTERM, and gracefully: the runner's own stop
+        (astop, in its loop) cancels the flow runs in progress (SIGTERM to each, which then writes its
+        `interrupted` row as `agent-signals run` does: flows/parameters.listeners_or_own_process) and waits
+        for them, instead of the loop coming apart and killing them mid-write. A second signal goes to
+        Prefect's own handler: it pauses the deployments, then calls sys.exit(0) wherever the loop
+        happens to be; inside an HTTP call, anyio turns that exit into a cancel-scope RuntimeError, which is a
+        stop that completed, not a failure."""
 
         terminated = False
+        stopping: asyncio.Task | None = None
 
         def handle_sigterm(self, *args, **kwargs) -> None:
+            if self.terminated or self._loop is None:
+                self.terminated = True
+                super().handle_sigterm(*args, **kwargs)
+                return
             self.terminated = True
-            super().handle_sigterm(*args, **kwargs)
+            self._logger.info("stopping: the flow runs in progress are cancelled and record what they did")
+            self._loop.call_soon_threadsafe(self._stop_in_loop)
+
+        def _stop_in_loop(self) -> None:
+            self.stopping = asyncio.ensure_future(self.astop())
 
     deployments = build(settings_of(ctx))
     with prefect_api() as (api_url, server_log):
@@ -158,6 +172,7 @@ def serve_cmd(ctx: click.Context) -> None:
         for deployment in deployments:
             runner.add_deployment(deployment)
         _display_serve_start_message(*deployments)
+        interrupt = signal.signal(signal.SIGINT, runner.handle_sigterm)  # Ctrl-C: as SIGTERM (see above)
         try:
             asyncio.run(runner.start())
         except (KeyboardInterrupt, TerminationSignal):  # as prefect.serve: a stop, not an error
@@ -165,3 +180,5 @@ def serve_cmd(ctx: click.Context) -> None:
         except BaseException:
             if not runner.terminated:
                 raise
+        finally:
+            signal.signal(signal.SIGINT, interrupt)

@@ -75,6 +75,7 @@ class Skip(_Strict):
     reason: str = Field(default="", max_length=500)
 
 
+# the models of the action kinds, in core/actions.py's order (tests/test_actions.py)
 Action = Annotated[Create | Update | End | Skip, Field(discriminator="action")]
 
 

@@ -13,7 +13,7 @@ decide. The model can be fooled: nothing here trusts its judgement.
 - a candidate that reads as an instruction to the agent, claims authority or consent, or carries links,
   markup, code or encoded blobs (instructions.py, in nine languages and through obfuscation):
   quarantined (ops.quarantine) with the reason, not written.
-- a candidate no check can decide, held for review (Screened.held, with the reason): stored as a signal of
+- a candidate no check can decide, held for review (the outcome's `held`, with the reason): stored as a signal of
   status `pending`, out of every view until a reviewer approves it (AGENT_SIGNALS_REVIEW=reject: rejected,
   `skipped_review`). A candidate citing a message that hides text from its reader (bidi overrides, tag
   characters: text.disguises_text) is held: what was hidden cannot be screened, and the rest may be true.
@@ -25,20 +25,23 @@ decide. The model can be fooled: nothing here trusts its judgement.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import polars as pl
 
 from agent_signals.core import risk
-from agent_signals.core.batching import KnownSignal, is_pipeline_output
+from agent_signals.core.actions import Count
+from agent_signals.core.batching import KnownSignal, UserBatch, is_pipeline_output
 from agent_signals.core.instructions import instruction_reason, redact_blobs
+from agent_signals.core.outcome import UserOutcome
 from agent_signals.core.sensitive import findings, sensitive_kinds
 from agent_signals.core.sensitive import redact as redact_sensitive
 from agent_signals.core.signal_shape import ENGLISH, shape_reason
 from agent_signals.core.special import redact_special, special_categories
 from agent_signals.core.text import normalize_content
-from agent_signals.core.validate import Proposal
+from agent_signals.core.validate import Proposal, Rejection
 
 
 def redact(text: str) -> str:
@@ -86,47 +89,47 @@ def _refusal(found: _Found) -> str | None:
     return found.instruction
 
 
-WITHHELD_COUNTERS = frozenset({"skipped_sensitive", "skipped_special"})
+WITHHELD_COUNTERS = frozenset({Count.SKIPPED_SENSITIVE, Count.SKIPPED_SPECIAL})
 
 
 @dataclass
-class Screened:
-    keep: list[Proposal]
-    quarantine: list[tuple[Proposal, str]]
-    rejected: dict[str, int]  # reason -> candidates
-    # held for review, with the reason (their quotes redacted as a kept candidate's are)
-    held: list[tuple[Proposal, str]] = field(default_factory=list)
-    # each rejected candidate, with why, and whether its text must not be kept (it holds what is refused)
-    dropped: list[tuple[Proposal, str, bool]] = field(default_factory=list)
-    summary_refusal: str | None = None  # why the answer's summary must not be stored, if it must not
+class _Sorted:
+    """One user's candidates as screening sorts them, before the user's outcome takes them."""
 
-    def reject(self, proposal: Proposal, counter: str, reason: str) -> None:
-        self.rejected[counter] = self.rejected.get(counter, 0) + 1
-        self.dropped.append((proposal, reason, counter in WITHHELD_COUNTERS))
+    keep: list[Proposal] = field(default_factory=list)
+    quarantine: list[tuple[Proposal, str]] = field(default_factory=list)
+    held: list[tuple[Proposal, str]] = field(default_factory=list)  # their quotes redacted as a kept one's
+    rejected: list[Rejection] = field(default_factory=list)
+    counts: Counter[Count] = field(default_factory=Counter)
 
-
-def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> Screened:
-    """Sort one user's validated candidates into written, held for review, quarantined and rejected;
-    `keep_special` is AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
-    return screen_shard({"": (proposals, known)}, keep_special=keep_special)[""]
+    def reject(self, proposal: Proposal, counter: Count, reason: str) -> None:
+        """Rejected as `counter`; its texts not kept at all when it holds what is refused (WITHHELD_COUNTERS)."""
+        self.counts[counter] += 1
+        self.rejected.append(Rejection.of(proposal, "screen", reason, withhold=counter in WITHHELD_COUNTERS))
 
 
-def screen_shard(
-    users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
-    *,
-    keep_special: bool,
-    summaries: Mapping[str, str] | None = None,
-    language: str = ENGLISH,
-) -> dict[str, Screened]:
-    """Screen the candidates of a shard's users as one polars frame, a row per candidate: each distinct
-    text (a content, a summary) is read by the text screens once for the shard, the checks of a
-    candidate's evidence are columns beside it, and one expression decides each row, in this order:
-    sensitive, special category, recall (rejected), instruction (quarantined), hidden text (held for
-    review). Then the set (risk.py): a candidate whose message another candidate was quarantined for goes
-    with it, and one with a risk mark is held for review. `summaries` (user -> the answer's summary) are
-    screened in the same pass (Screened.summary_refusal), shape included; `language` is the signal
-    language (AGENT_SIGNALS_SIGNAL_LANGUAGE)."""
-    summaries = summaries or {}
+def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> UserOutcome:
+    """One user's validated candidates sorted into written, held for review, quarantined and rejected (a
+    user's outcome of them alone); `keep_special` is AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
+    outcome = UserOutcome(UserBatch("", known=list(known)), proposals=list(proposals))
+    screen_shard([outcome], keep_special=keep_special)
+    return outcome
+
+
+def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, language: str = ENGLISH) -> None:
+    """Screen the candidates of a shard's users (each outcome's proposals, against its user's known
+    signals) as one polars frame, a row per candidate: each distinct text (a content, a summary) is read by
+    the text screens once for the shard, the checks of a candidate's evidence are columns beside it, and one
+    expression decides each row, in this order: sensitive, special category, recall (rejected), instruction
+    (quarantined), hidden text (held for review). Then the set (risk.py): a candidate whose message another
+    candidate was quarantined for goes with it, and one with a risk mark is held for review. Each outcome's
+    summary is screened in the same pass, shape included, and dropped when it is refused (counted
+    `summary_refused`) or when any candidate was not kept as it is (it may state what was refused or held:
+    agents must not read it before a reviewer does). `language` is the signal language
+    (AGENT_SIGNALS_SIGNAL_LANGUAGE). The outcomes change only once every user is screened: a screen that
+    raises leaves them as they were."""
+    users = {o.user_id: (o.proposals, o.batch.known) for o in outcomes}
+    summaries = {o.user_id: o.summary for o in outcomes if o.summary is not None}
     rows = []
     for user_id, (proposals, known) in users.items():
         known_texts = {s.normalized for s in known}
@@ -147,17 +150,13 @@ def screen_shard(
     decided = frame.join(verdicts, on="content", how="left", maintain_order="left").select(
         "user_id", "row", *_decide()
     )
-    result = {
-        user_id: Screened(
-            [], [], {}, summary_refusal=_summary_refusal(found, summaries.get(user_id), language)
-        )
-        for user_id in users
-    }
-    outcomes = {(user_id, row): (counter, reason) for user_id, row, counter, reason in decided.iter_rows()}
-    marks = risk.mark(users, outcomes, language)
-    tainted = _tainted(users, outcomes)
+    refusals = {user_id: _summary_refusal(found, summaries.get(user_id), language) for user_id in users}
+    result = {user_id: _Sorted() for user_id in users}
+    decisions = {(user_id, row): (counter, reason) for user_id, row, counter, reason in decided.iter_rows()}
+    marks = risk.mark(users, decisions, language)
+    tainted = _tainted(users, decisions)
     quotes: dict[str, str] = {}
-    for (user_id, row), (counter, reason) in outcomes.items():
+    for (user_id, row), (counter, reason) in decisions.items():
         if (user_id, row) in marks.refuse:
             counter, reason = "quarantine", marks.refuse[user_id, row]
         elif counter is None and (user_id, row) in marks.hold:
@@ -174,13 +173,25 @@ def screen_shard(
         elif counter == "hold":
             screened.held.append((_redacted(proposal, quotes, keep_special), reason))
         elif counter is not None:
-            screened.reject(proposal, counter, reason)
+            screened.reject(proposal, Count(counter), reason)
         else:
             kept = _redacted(proposal, quotes, keep_special)
             if taints:
                 kept = _quotes_withheld(kept, proposal, user_id, tainted)
             screened.keep.append(kept)
-    return result
+    for outcome in outcomes:
+        screened = result[outcome.user_id]
+        outcome.proposals = screened.keep
+        outcome.quarantine += screened.quarantine
+        outcome.held += screened.held
+        outcome.rejected += screened.rejected
+        for counter, n in screened.counts.items():
+            outcome.count(counter, n)
+        if screened.rejected or screened.quarantine or screened.held:
+            outcome.summary = None
+        elif outcome.summary is not None and refusals[outcome.user_id] is not None:
+            outcome.summary = None
+            outcome.count(Count.SUMMARY_REFUSED)
 
 
 def _tainted(
@@ -230,9 +241,9 @@ def _decide() -> tuple[pl.Expr, pl.Expr]:
     hides = pl.col("disguised")
     instruction = pl.col("instruction").is_not_null()
     outcome = (
-        pl.when(sensitive).then(pl.lit("skipped_sensitive"))
-        .when(special).then(pl.lit("skipped_special"))
-        .when(pl.col("recall")).then(pl.lit("skipped_recall"))
+        pl.when(sensitive).then(pl.lit(Count.SKIPPED_SENSITIVE.value))
+        .when(special).then(pl.lit(Count.SKIPPED_SPECIAL.value))
+        .when(pl.col("recall")).then(pl.lit(Count.SKIPPED_RECALL.value))
         .when(instruction).then(pl.lit("quarantine"))
         .when(hides).then(pl.lit("hold"))
         .otherwise(pl.lit(None, pl.String))

@@ -1,17 +1,17 @@
-"""Semantic validation of a parsed answer against the call it answers, action by action: a valid action
+"""Semantic validation of an answer's actions against the call they answer, each on its own: a valid action
 becomes a Proposal, an invalid one a Rejection (recorded in ops.rejected_actions, never written), and the
-user's valid actions are applied all the same. Only an answer that cannot be parsed at all (answers.py:
-InvalidAnswer) writes nothing for that user."""
+user's valid actions are applied all the same (outcome.validate_answer judges an answer's actions). Only an
+answer that cannot be parsed at all (answers.py: InvalidAnswer) writes nothing for that user."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 from agent_signals.config import Settings
 from agent_signals.core import validity
-from agent_signals.core.answers import AnsweredAction, Bound, Create, End, ParsedExtract, Update
+from agent_signals.core.answers import AnsweredAction, Bound, Create, End, Update
 from agent_signals.core.batching import Call, KnownSignal, SourceMessage
 from agent_signals.core.prompts import unfence
 from agent_signals.core.text import clean, find_span, normalize_content, speaks_of
@@ -31,10 +31,10 @@ class Cite:
 
 @dataclass(frozen=True)
 class Proposal:
-    """A validated create, update or end, with handles resolved to database rows (an end's text, tier and kind
-    are its signal's)."""
+    """A validated action that writes (core/actions.py: create, update, end), with handles resolved to
+    database rows (an end's text, tier and kind are its signal's)."""
 
-    action: str  # "create" | "update" | "end"
+    action: str  # the name of its action kind (core/actions.py: ACTIONS)
     content: str
     normalized: str
     tier: str
@@ -83,53 +83,24 @@ class Rejection:
         return cls(stage, reason, written, tuple(c.message for c in proposal.evidence))
 
 
-@dataclass
-class Validated:
-    proposals: list[Proposal] = field(default_factory=list)
-    skips: int = 0  # actions that were `skip`
-    rejected: list[Rejection] = field(default_factory=list)
-
-
-class _Invalid(Exception):
+class Invalid(Exception):
     """One action breaks a rule (the message says where and which)."""
 
 
-def validate_answer(answer: ParsedExtract, call: Call, settings: Settings) -> Validated:
-    """Judge each action of the answer on its own."""
-    result = Validated()
-    if answer.dropped_summary:
-        result.rejected.append(Rejection("validate", answer.dropped_summary, {"summary": None}, kept=True))
-    for item in answer.actions:
-        named = _named(item.written, call)
-        result.rejected += [
-            Rejection("validate", reason, item.written, named, kept=True) for reason in item.dropped
-        ]
-        if item.action is None:
-            result.rejected.append(Rejection("validate", item.error or "wrong schema", item.written, named))
-        elif not isinstance(item.action, (Create, Update, End)):
-            result.skips += 1
-        else:
-            try:
-                result.proposals.append(_proposal(item, item.action, call, settings))
-            except _Invalid as exc:
-                result.rejected.append(Rejection("validate", str(exc), item.written, named))
-    return result
-
-
-def _proposal(
-    item: AnsweredAction, action: Create | Update | End, call: Call, settings: Settings
-) -> Proposal:
+def propose_fact(item: AnsweredAction, call: Call, settings: Settings) -> Proposal:
+    """A create's or an update's proposal (core/actions.py): a fact of a configured kind, its text cleaned,
+    its handles resolved against what the call showed (an update's signal one of the pipeline's), its scope
+    and days the ones its evidence supports. Raises Invalid."""
+    action = cast(Create | Update, item.action)  # the kinds' registry dispatches by the action's name
     where = f"actions.{item.index}"
-    if isinstance(action, End):
-        return _end(item, action, call)
     if action.kind not in settings.kinds:
-        raise _Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
+        raise Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
     content = " ".join(clean(action.content).split())
     if len(content) > CONTENT_MAX_CHARS:
-        raise _Invalid(f"{where}.content: longer than {CONTENT_MAX_CHARS} characters")
+        raise Invalid(f"{where}.content: longer than {CONTENT_MAX_CHARS} characters")
     normalized = normalize_content(content)
     if not normalized:
-        raise _Invalid(f"{where}.content: no text")
+        raise Invalid(f"{where}.content: no text")
     target = _target(where, action, call) if isinstance(action, Update) else None
     cites = _cites(where, action, call)
     agent_id = _agent_of(where, action, cites, target)
@@ -143,9 +114,9 @@ def _target(where: str, action: Update | End, call: Call) -> KnownSignal:
     """The known signal an update or end names: one of the pipeline's, never the user's own."""
     target = call.signals.get(action.signal)
     if target is None:
-        raise _Invalid(f"{where}.signal: unknown handle {action.signal!r}")
+        raise Invalid(f"{where}.signal: unknown handle {action.signal!r}")
     if target.origin == "manual":
-        raise _Invalid(f"{where}.signal: {action.signal} is the user's own signal")
+        raise Invalid(f"{where}.signal: {action.signal} is the user's own signal")
     return target
 
 
@@ -154,27 +125,29 @@ def _cites(where: str, action: Create | Update | End, call: Call) -> list[Cite]:
     for j, evidence in enumerate(action.evidence):
         message = call.messages.get(evidence.message)
         if message is None:
-            raise _Invalid(f"{where}.evidence.{j}.message: unknown handle {evidence.message!r}")
+            raise Invalid(f"{where}.evidence.{j}.message: unknown handle {evidence.message!r}")
         span = cited_span(evidence.quote, message)
         if span is None:
-            raise _Invalid(f"{where}.evidence.{j}.quote: not in message {evidence.message}")
+            raise Invalid(f"{where}.evidence.{j}.quote: not in message {evidence.message}")
         cites.append(Cite(message, span))
     return cites
 
 
-def _end(item: AnsweredAction, action: End, call: Call) -> Proposal:
-    """A known fact that no longer holds: one of the pipeline's (never the user's own), named by a message
-    that speaks of it (a shared word: a copied "none of this is true any more" ends nothing)."""
+def propose_end(item: AnsweredAction, call: Call, settings: Settings) -> Proposal:
+    """An end's proposal (core/actions.py): a known fact that no longer holds, one of the pipeline's (never
+    the user's own), named by a message that speaks of it (a shared word: a copied "none of this is true any
+    more" ends nothing); its text, tier and kind are its signal's. Raises Invalid."""
+    action = cast(End, item.action)
     where = f"actions.{item.index}"
     target = _target(where, action, call)
     cites = _cites(where, action, call)
     agent_id = _agent_of(where, action, cites, target)
     if not any(speaks_of(c.quote, target.content) for c in cites):
-        raise _Invalid(f"{where}.evidence: no quote speaks of {action.signal} (no word of it)")
+        raise Invalid(f"{where}.evidence: no quote speaks of {action.signal} (no word of it)")
     ended = _bound(f"{where}.until", action.until, cites)
     valid_to = ended if ended is not None else max(c.message.created_at for c in cites)
-    return Proposal("end", target.content, target.normalized, target.tier, target.kind, tuple(cites), target,
-                    agent_id=agent_id, valid_to=valid_to, written=item.written)  # fmt: skip
+    return Proposal(action.action, target.content, target.normalized, target.tier, target.kind, tuple(cites),
+                    target, agent_id=agent_id, valid_to=valid_to, written=item.written)  # fmt: skip
 
 
 def _validity(
@@ -186,7 +159,7 @@ def _validity(
     since = _bound(f"{where}.since", action.since, cites)
     until = _bound(f"{where}.until", action.until, cites)
     if since is not None and until is not None and until < since:
-        raise _Invalid(f"{where}.until: {action.until.date} is before since {action.since.date}")
+        raise Invalid(f"{where}.until: {action.until.date} is before since {action.since.date}")
     if since is None:
         first = min(c.message.created_at for c in cites)
         since = first if until is None or until >= first else None
@@ -201,13 +174,13 @@ def _bound(where: str, bound: Bound | None, cites: list[Cite]) -> datetime | Non
     try:
         day = date.fromisoformat(bound.date)
     except ValueError:
-        raise _Invalid(f"{where}.date: {bound.date!r} is not a day") from None
+        raise Invalid(f"{where}.date: {bound.date!r} is not a day") from None
     # the words as the user wrote them, in each cited message that has them
     said = [(c.message, span) for c in cites if (span := cited_span(bound.quote, c.message)) is not None]
     if not said:
-        raise _Invalid(f"{where}.quote: not in a cited message")
+        raise Invalid(f"{where}.quote: not in a cited message")
     if not any(validity.supports(span, m.created_at, day) for m, span in said):
-        raise _Invalid(f"{where}.date: {bound.date} is not a time {bound.quote!r} names")
+        raise Invalid(f"{where}.date: {bound.date} is not a time {bound.quote!r} names")
     return validity.day_start(day)
 
 
@@ -220,16 +193,16 @@ def _agent_of(
         "agent" if target is not None and target.agent_id is not None else "profile"
     )
     if target is not None and (target.agent_id is not None) != (scope == "agent"):
-        raise _Invalid(f"{where}.scope: {scope!r}, but its signal is of the "
+        raise Invalid(f"{where}.scope: {scope!r}, but its signal is of the "
                        f"{'agent' if target.agent_id else 'profile'} scope (an update keeps its scope)")  # fmt: skip
     if scope == "profile":
         return None
     agents = {c.message.agent_id for c in cites}
     if len(agents) != 1 or None in agents:
-        raise _Invalid(f"{where}.scope: 'agent', but its evidence is not from the conversations of one agent")
+        raise Invalid(f"{where}.scope: 'agent', but its evidence is not from the conversations of one agent")
     (agent_id,) = agents
     if target is not None and target.agent_id != agent_id:
-        raise _Invalid(f"{where}.scope: its evidence is from another agent than its signal's")
+        raise Invalid(f"{where}.scope: its evidence is from another agent than its signal's")
     return agent_id
 
 
@@ -239,13 +212,3 @@ def cited_span(quote: str, message: SourceMessage) -> str | None:
     reads the message (invisible characters out, compatibility forms folded); the quote is not cleaned
     first, as NFKC would make a space and an accent of an acute accent written as an apostrophe."""
     return find_span(unfence(quote), message.content) or find_span(quote, message.content)
-
-
-def _named(written: Any, call: Call) -> tuple[SourceMessage, ...]:
-    """The messages of the call an action's evidence names, however malformed the action."""
-    evidence = written.get("evidence") if isinstance(written, dict) else None
-    if not isinstance(evidence, list):
-        return ()
-    handles = [e.get("message") for e in evidence if isinstance(e, dict)]
-    named = {h: call.messages[h] for h in handles if isinstance(h, str) and h in call.messages}
-    return tuple(named.values())

@@ -10,8 +10,14 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from agent_signals.core import windows as backfill
+from agent_signals.core.actions import Count
 from agent_signals.flows.extract import finish_run, process_shards
-from agent_signals.flows.parameters import ListenersParameter, SettingsParameter, settings_or_environment
+from agent_signals.flows.parameters import (
+    ListenersParameter,
+    SettingsParameter,
+    listeners_or_own_process,
+    settings_or_environment,
+)
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import task_runner
 from agent_signals.stages import lifecycle, scan
@@ -29,6 +35,7 @@ async def backfill_signals(
     listeners: ListenersParameter = None,
 ) -> dict:
     settings = settings_or_environment(settings)
+    listeners = listeners_or_own_process(listeners)
     backfill.check_window(since, until)
     step = backfill.parse_slice(slice)
     users = sorted(set(users)) if users else None
@@ -45,7 +52,7 @@ async def backfill_signals(
                 await scan.embed_missing(run)
             for start, end in backfill.slices(since, until, step):
                 if start in done:
-                    run.stats.actions["slices_already_done"] += 1
+                    run.stats.actions[Count.SLICES_ALREADY_DONE] += 1
                     continue
                 run.window = Window(until=end, since=start, users=window.users, ignore_watermarks=True)
                 before = (run.stats.failures, sum(run.stats.skipped_users.values()))

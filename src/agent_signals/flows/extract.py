@@ -21,7 +21,12 @@ from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 from prefect.task_runners import TaskRunner
 
-from agent_signals.flows.parameters import ListenersParameter, SettingsParameter, settings_or_environment
+from agent_signals.flows.parameters import (
+    ListenersParameter,
+    SettingsParameter,
+    listeners_or_own_process,
+    settings_or_environment,
+)
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
 from agent_signals.stages import (
@@ -93,6 +98,7 @@ async def extract_signals(
     kind: str = "scheduled", settings: SettingsParameter = None, listeners: ListenersParameter = None
 ) -> dict:
     settings = settings_or_environment(settings)
+    listeners = listeners_or_own_process(listeners)
     with task_runner(settings) or nullcontext() as runner:
         async with lifecycle.open_run(
             settings, kind=kind, flow_run_id=flow_run.get_id(), listeners=listeners

@@ -15,31 +15,16 @@ import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import psycopg
 from psycopg.pq import TransactionStatus
 
 from agent_signals.config import Settings
-from agent_signals.core.batching import SourceMessage
-from agent_signals.core.validate import Proposal, Rejection
+from agent_signals.core.actions import SUMMARY_SPOILERS, Count
+from agent_signals.core.outcome import UserOutcome
 from agent_signals.stages.reconcile import CapCrossed, Decide, Reconciliation, enforce_caps, reconcile
-from agent_signals.store.shard_writer import Provenance, ShardWriter, UserClose
-
-# Outcomes after which the model's summary no longer describes what was written.
-SUMMARY_SPOILERS = (
-    "skipped_manual",
-    "skipped_tombstone",
-    "skipped_end",
-    "ended",
-    "merged",
-    "demoted",
-    "reconcile_invalid",
-    "reconcile_failed",
-    "skipped_rejected",
-    "restated_pending",
-)
+from agent_signals.store.shard_writer import ShardWriter
 
 # A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_users.py's _rehearsed).
 Around = Callable[[], AbstractAsyncContextManager[None]]
@@ -47,103 +32,74 @@ Around = Callable[[], AbstractAsyncContextManager[None]]
 Finish = Callable[[psycopg.AsyncConnection], Awaitable[None]]
 
 
-@dataclass(frozen=True)
-class UserWrite:
-    """What one user's write is made of."""
-
-    user_id: str
-    proposals: list[Proposal]
-    read: list[SourceMessage]  # every message the user's extraction read (watermarks move past them)
-    prov: Provenance
-    quarantine: Sequence[tuple[Proposal, str]] = ()
-    rejected: Sequence[Rejection] = ()
-    summary: str | None = None  # the answer's summary of what gets written, when it gave one
-    held: Sequence[tuple[Proposal, str]] = ()  # held for review, with the reason: written pending
-
-    @property
-    def candidates(self) -> list[tuple[Proposal, str | None]]:
-        """What the user's rounds write, in order: the proposals, then those held for review (with why)."""
-        return [*((p, None) for p in self.proposals), *self.held]
-
-
 async def apply_user(
     conn: psycopg.AsyncConnection,
     settings: Settings,
-    user_id: str,
-    proposals: list[Proposal],
-    read: list[SourceMessage],
-    prov: Provenance,
+    outcome: UserOutcome,
     *,
-    quarantine: Sequence[tuple[Proposal, str]] = (),
-    rejected: Sequence[Rejection] = (),
-    summary: str | None = None,
-    held: Sequence[tuple[Proposal, str]] = (),
     decide: Decide | None = None,
     at: datetime | None = None,
     dry_run: bool = False,
     around: Around | None = None,
     finish: Finish | None = None,
-) -> Counter[str]:
+) -> Counter[Count]:
     """apply_users for one user: what its write did."""
-    write = UserWrite(user_id, proposals, read, prov, quarantine, rejected, summary, held)
     counts = await apply_users(
-        conn, settings, [write], decide=decide, at=at, dry_run=dry_run, around=around, finish=finish
+        conn, settings, [outcome], decide=decide, at=at, dry_run=dry_run, around=around, finish=finish
     )
-    return counts[user_id]
+    return counts[outcome.user_id]
 
 
 async def apply_users(
     conn: psycopg.AsyncConnection,
     settings: Settings,
-    writes: Sequence[UserWrite],
+    outcomes: Sequence[UserOutcome],
     *,
     decide: Decide | None = None,
     at: datetime | None = None,
     dry_run: bool = False,
     around: Around | None = None,
     finish: Finish | None = None,
-) -> dict[str, Counter[str]]:
-    """One transaction for the users (of one run): their proposals, their events, the write-time cap, the
-    candidates held for review (pending signals), the quarantined and the rejected candidates (redacted), the watermarks past every message read (released
-    set-aside messages among them are read again). When the writes take users over the cap and `decide` is
+) -> dict[str, Counter[Count]]:
+    """One transaction for the users' outcomes (of one run): their proposals, their events, the write-time
+    cap, the candidates held for review (pending signals), the quarantined and the rejected candidates
+    (redacted), the watermarks past every message read (released set-aside messages among them are read
+    again). When the writes take users over the cap and `decide` is
     given, that transaction is rolled back at the cap, the model is asked for each of them with none open,
     and the writes are made again with its answers. A dry run does all of it, counts what changed, and
     rolls back. `finish` runs last in the transaction that writes (a provider batch's requests closed with
     the answers they gave). `conn` must have no transaction open. Returns what was done, by user."""
     if conn.info.transaction_status != TransactionStatus.IDLE:
         raise ValueError("apply_users opens its own transactions: call it with none open")
-    if not writes:
+    if not outcomes:
         return {}
-    (run_id,) = {w.prov.run_id for w in writes}  # one run's writes
+    (run_id,) = {o.prov.run_id for o in outcomes}  # one run's writes
     at = at or datetime.now(UTC)
-    provs = {w.user_id: w.prov for w in writes}
+    provs = {o.user_id: o.prov for o in outcomes}
 
-    async def write(reconciliations: dict[str, Reconciliation], *, ask: bool) -> dict[str, Counter[str]]:
+    async def write(reconciliations: dict[str, Reconciliation], *, ask: bool) -> dict[str, Counter[Count]]:
         async with around() if around else nullcontext(), conn.transaction(force_rollback=dry_run):
             writer = ShardWriter(conn, settings, run_id, at)
             for user_id, reconciliation in reconciliations.items():
                 writer.counts[user_id].update(reconciliation.counts)
-            await writer.begin([w.user_id for w in writes])
-            candidates = {w.user_id: w.candidates for w in writes}
+            await writer.begin([o.user_id for o in outcomes])
+            candidates = {o.user_id: o.candidates for o in outcomes}
             for step in range(max(len(c) for c in candidates.values())):
-                await writer.write([
-                    (w.user_id, w.prov, *candidates[w.user_id][step]) for w in writes
-                    if len(candidates[w.user_id]) > step
-                ])  # fmt: skip
+                await writer.write(
+                    [(o, *candidates[o.user_id][step]) for o in outcomes if len(candidates[o.user_id]) > step]
+                )
             await enforce_caps(writer, provs, reconciliations, ask=ask)
             # the extraction call wrote the summary of exactly this set: no separate summary call (none when
             # nothing stays active)
             await writer.summarize([
-                (w.user_id, w.prov, w.summary) for w in writes
-                if w.summary and writer.touched[w.user_id]
-                and not any(writer.counts[w.user_id].get(k) for k in SUMMARY_SPOILERS)
+                (o.user_id, o.prov, o.summary) for o in outcomes
+                if o.summary and writer.touched[o.user_id]
+                and not any(writer.counts[o.user_id].get(k) for k in SUMMARY_SPOILERS)
             ])  # fmt: skip
-            await writer.close_out(
-                [UserClose(w.user_id, w.prov, w.quarantine, w.rejected, w.read) for w in writes]
-            )
+            await writer.close_out(outcomes)
             if finish is not None:
                 await finish(conn)
-        return {w.user_id: writer.counts[w.user_id] for w in writes}
+        return {o.user_id: writer.counts[o.user_id] for o in outcomes}
 
     try:
         return await write({}, ask=decide is not None)

@@ -17,17 +17,15 @@ import psycopg
 
 from agent_signals.adapters import llm
 from agent_signals.core.answers import ReconcileAnswer, parse_reconcile_answer
-from agent_signals.core.batching import UserBatch
+from agent_signals.core.outcome import UserOutcome
 from agent_signals.core.prompts import CoreLine, render_reconcile
 from agent_signals.core.redaction import redacting_logger
-from agent_signals.stages.apply import Finish, UserWrite, apply_users
+from agent_signals.stages.apply import Finish, apply_users
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext, cut_off
-from agent_signals.stages.extract import Extracted
 from agent_signals.stages.failures import blames_user, fail
 from agent_signals.stages.reconcile import Decide
 from agent_signals.store import batches
-from agent_signals.store.shard_writer import Provenance
 
 log = redacting_logger(__name__)
 
@@ -49,7 +47,7 @@ def reconciler(ctx: RunContext) -> Decide:
     return decide
 
 
-async def apply_safely(ctx: RunContext, ready: Sequence[tuple[UserBatch, Extracted]]) -> None:
+async def apply_safely(ctx: RunContext, ready: Sequence[UserOutcome]) -> None:
     """Never raises: the shard's users written together (apply.apply_users: one transaction, one statement
     per table). A group that fails is split in halves and each half written again, down to one user, so a
     user whose rows the database refuses is isolated and recorded, and the others are written. A replay's
@@ -57,7 +55,7 @@ async def apply_safely(ctx: RunContext, ready: Sequence[tuple[UserBatch, Extract
     if ctx.rehearsal is not None:  # at most AGENT_SIGNALS_CONCURRENCY users at a time, as the pool allows
         slots = asyncio.Semaphore(ctx.settings.concurrency)
 
-        async def alone(item: tuple[UserBatch, Extracted]) -> None:
+        async def alone(item: UserOutcome) -> None:
             async with slots:
                 await _apply_group(ctx, [item])
 
@@ -66,16 +64,16 @@ async def apply_safely(ctx: RunContext, ready: Sequence[tuple[UserBatch, Extract
         await _apply_group(ctx, list(ready))
 
 
-async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> None:
+async def _apply_group(ctx: RunContext, group: list[UserOutcome]) -> None:
     if ctx.stop.cut:
         return  # interrupted, or the database is gone: no new write (these users stay pending)
-    user_ids = [batch.user_id for batch, _e in group]
+    user_ids = [o.user_id for o in group]
     try:
         async with ctx.pool.connection() as conn:
             counts = await apply_users(
                 conn,
                 ctx.settings,
-                [_write(ctx, batch, extracted) for batch, extracted in group],
+                group,
                 decide=reconciler(ctx),
                 at=ctx.until,
                 dry_run=ctx.dry_run and ctx.rehearsal is None,  # a rehearsal rolls back after reading
@@ -89,7 +87,7 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
     except AlreadyApplied as exc:  # those users' answers were written by another run: the others again
         log.warning("%s", exc)
         ctx.stats.skipped_users["batch_applied_elsewhere"] += len(exc.user_ids)
-        rest = [item for item in group if item[0].user_id not in exc.user_ids]
+        rest = [item for item in group if item.user_id not in exc.user_ids]
         if rest:
             await _apply_group(ctx, rest)
     except Exception as exc:  # a user's rows refused, or a bug: found by halving the group
@@ -100,46 +98,29 @@ async def _apply_group(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]
             await _apply_group(ctx, group[:half])
             await _apply_group(ctx, group[half:])
             return
-        (batch, extracted) = group[0]
-        log.exception("user %s failed at apply", batch.user_id)
+        (o,) = group
+        log.exception("user %s failed at apply", o.user_id)
         counted = blames_user(exc)
-        await fail(ctx, batch.user_id, "apply", type(exc).__name__, str(exc), read=batch.messages,
-                   counted=counted)  # fmt: skip
+        await fail(ctx, o.user_id, "apply", type(exc).__name__, str(exc), read=o.read, counted=counted)
         # a batch answer that failed the user is asked again, not applied again; one the database refused
         # stays waiting: the next run applies it again (docs/batch.md)
-        if extracted.asked is not None and counted and not ctx.dry_run:
+        if o.batch_key is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
                 await batches.close_requests(
-                    conn, [(extracted.asked.batch_key, batch.user_id)], "failed", ctx.run_id
+                    conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id
                 )
 
 
-def _write(ctx: RunContext, batch: UserBatch, extracted: Extracted) -> UserWrite:
-    return UserWrite(
-        batch.user_id, extracted.proposals, batch.messages, provenance(ctx, extracted), extracted.quarantine,
-        extracted.rejected, extracted.summary, extracted.held,
-    )  # fmt: skip
-
-
-def provenance(ctx: RunContext, extracted: Extracted) -> Provenance:
-    """What the user's writes are recorded with: this run, and the model and prompt version that were asked
-    (a provider batch's, when its answers were asked by an earlier run)."""
-    if extracted.asked is None:
-        return ctx.provenance
-    return Provenance(ctx.run_id, extracted.asked.prompt_version, extracted.asked.model)
-
-
-def _closing(ctx: RunContext, group: list[tuple[UserBatch, Extracted]]) -> Finish | None:
+def _closing(ctx: RunContext, group: list[UserOutcome]) -> Finish | None:
     """For answers read from a provider batch: the users' waiting requests closed `applied` in the
     transaction that writes them, so that a run killed before the commit leaves them waiting (the next run
     applies them) and one killed after never applies them again. Users whose requests another run closed
     first roll this write back (AlreadyApplied), and the others are written again without them."""
-    asked = [(batch.user_id, extracted.asked) for batch, extracted in group if extracted.asked is not None]
-    if not asked:
+    pairs = [(o.batch_key, o.user_id) for o in group if o.batch_key is not None]
+    if not pairs:
         return None
 
     async def close(conn: psycopg.AsyncConnection) -> None:  # one statement for the group's requests
-        pairs = [(a.batch_key, user_id) for user_id, a in asked]
         closed = await batches.close_requests(conn, pairs, "applied", ctx.run_id)
         if gone := [(user_id, key) for key, user_id in pairs if (key, user_id) not in closed]:
             raise AlreadyApplied(gone)

@@ -22,10 +22,11 @@ from agent_signals.adapters import batch_results, llm, structured
 from agent_signals.adapters import batches as provider
 from agent_signals.config import Settings
 from agent_signals.core.batching import Call, SourceMessage, UserBatch
+from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.stages.context import RunContext
-from agent_signals.stages.extract import Asked, Judged, judge, plan_calls
+from agent_signals.stages.extract import judge, plan_calls
 from agent_signals.stages.failures import UserFailed, fail
 from agent_signals.store import batches as ledger
 from agent_signals.store.source import known_signals
@@ -74,7 +75,7 @@ async def split(ctx: RunContext, user_ids: list[str]) -> Split:
     return Split([u for u in user_ids if u not in waiting], answered)
 
 
-async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatch, Judged]]:
+async def submit(ctx: RunContext, users: list[UserBatch]) -> list[UserOutcome]:
     """Send the users' prompts as one provider batch: recorded first (`preparing`, with each request's user,
     call and the ids it shows), then uploaded and created, then its id recorded. Returns the users with
     nothing to ask (applied now, like a direct run's); the others wait for a later run."""
@@ -99,7 +100,7 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[tuple[UserBatc
         if not calls:
             ctx.stats.note_user(user.user_id)
             ctx.stats.messages += len(user.messages)
-            now.append((user, Judged()))
+            now.append(UserOutcome(user, ctx.provenance, figures=ctx.stats.actions))
             continue
         shown = {(m.conversation_id, m.message_id) for call in calls for m in call.messages.values()}
         also_read = [ledger.Shown("", m.conversation_id, m.message_id) for m in user.messages
@@ -165,16 +166,14 @@ async def send(
     log.info("batch %s (%s): %d request(s) of %d user(s) sent", key, provider_id, len(requests), users)
 
 
-async def collect(
-    ctx: RunContext, answered: dict[str, list[ledger.Waiting]]
-) -> list[tuple[UserBatch, Judged | None]]:
+async def collect(ctx: RunContext, answered: dict[str, list[ledger.Waiting]]) -> list[UserOutcome | None]:
     """The answered users' answers read back and judged, AGENT_SIGNALS_CONCURRENCY users at a time, each
     batch's files read once (None: the user failed, was not answered and is pending again, or is left
     waiting for the next run: the run's budget is spent, or the files could not be read)."""
     files: dict[UUID, asyncio.Task] = {}
     slots = asyncio.Semaphore(ctx.settings.concurrency)
 
-    async def one(user_id: str, requests: list[ledger.Waiting]) -> tuple[UserBatch, Judged | None]:
+    async def one(user_id: str, requests: list[ledger.Waiting]) -> UserOutcome | None:
         first = requests[0]
         if first.batch_key not in files:
             files[first.batch_key] = asyncio.ensure_future(results(ctx, first))
@@ -200,12 +199,12 @@ def warn(ctx: RunContext, message: str) -> None:
 
 async def _collect_user(
     ctx: RunContext, user_id: str, requests: list[ledger.Waiting], results: asyncio.Task
-) -> tuple[UserBatch, Judged | None]:
+) -> UserOutcome | None:
     settings, stats = ctx.settings, ctx.stats
     batch_key = requests[0].batch_key
     if ctx.budget_exhausted or ctx.stop.stopped:  # still waiting: the next run applies them
         stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
-        return UserBatch(user_id), None
+        return None
     async with ctx.pool.connection() as conn:
         every = [m for r in requests for m in r.messages]
         found = await ledger.asked_messages(conn, settings, user_id, every, ctx.until)
@@ -224,25 +223,24 @@ async def _collect_user(
         if exc.kind == "not_found":  # the provider deleted the files: the user is sent again
             stats.batches["unanswered"] += 1
             await close("unanswered", "files_gone")
-            return user, None
+            return None
         ctx.halt(exc)
-        return user, None
+        return None
     except llm.ModelUnavailable as exc:  # the files could not be read now: the user waits for the next run
         warn(ctx, f"batch {batch_key}: its answers could not be read ({exc}); read again next run")
-        return user, None
+        return None
     unanswered = [
         r for r in requests if r.custom_id not in answers or answers[r.custom_id].error_kind in NEVER_ASKED
     ]
     if unanswered:  # the batch expired, was cancelled or failed before these were answered
         stats.batches["unanswered"] += 1
         await close("unanswered")
-        return user, None
+        return None
     stats.note_user(user_id)
     stats.messages += len(read)
     stats.conversations += len({m.conversation_id for m in read})
-    judged = Judged(
-        calls=len(requests), asked=Asked(batch_key, requests[0].model, requests[0].prompt_version)
-    )
+    asked = Provenance(ctx.run_id, requests[0].prompt_version, requests[0].model)  # recorded with its writes
+    outcome = UserOutcome(user, asked, batch_key, calls=len(requests), figures=stats.actions)
     try:
         for request in requests:
             result = answers[request.custom_id]
@@ -272,15 +270,15 @@ async def _collect_user(
                           for m in shown if (m.conversation_id, m.message_id) in found},
                 signals={h: signals[s] for h, s in request.signals if s in signals},
             )  # fmt: skip
-            judge(ctx, call, completion.text, judged)
+            judge(ctx, call, completion.text, outcome)
     except UserFailed as exc:
         stats.batches["failed"] += 1
         await fail(
             ctx, user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read, counted=exc.counted
         )
         await close("failed", exc.kind)
-        return user, None
-    return user, judged
+        return None
+    return outcome
 
 
 def _as_shown(message: SourceMessage, kept: int | None) -> SourceMessage:

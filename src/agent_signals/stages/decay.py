@@ -20,6 +20,7 @@ Its cost follows the signals due and the users touched, not the table (issue 19,
 from __future__ import annotations
 
 from agent_signals.core import decay as formula
+from agent_signals.core.actions import Count
 from agent_signals.stages.context import RunContext, stage
 from agent_signals.store import upkeep
 
@@ -33,7 +34,7 @@ async def decay(ctx: RunContext) -> int:
     async with ctx.pool.connection() as conn:
         ended, archived = await upkeep.decay(conn, params)
     if ended:
-        ctx.stats.actions["ended"] += ended
+        ctx.stats.actions[Count.ENDED] += ended
     if archived:
-        ctx.stats.actions["archived"] += archived
+        ctx.stats.actions[Count.ARCHIVED] += archived
     return archived

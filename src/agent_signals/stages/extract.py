@@ -1,9 +1,9 @@
-"""The extract stage of a shard: one user's model call(s), each action of the answer validated (Judged);
-then the shard's proposals screened as one frame (conclude: Extracted, what to write, quarantine, hold
-for review or reject), the summary an answer gave kept only when it describes exactly what is written;
-extract_safely records a failing user and goes on; embed_safely embeds the shard's candidates
-(proposals_frame: the proposals and those held for review), each distinct content once, in as few calls
-as possible.
+"""The extract stage of a shard: one user's model call(s), each action of the answer validated into the
+user's outcome (core/outcome.py: UserOutcome, which flows on to apply); then the shard's proposals screened
+as one frame (conclude: what to write, quarantine, hold for review or reject), the summary an answer gave
+kept only when it describes exactly what is written; extract_safely records a failing user and goes on;
+embed_safely embeds the shard's candidates (proposals_frame: the proposals and those held for review), each
+distinct content once, in as few calls as possible.
 
 Each action of an answer is judged on its own (validation, screening, the quality gate): the rejected ones
 are recorded (ops.rejected_actions), the others applied. An answer that cannot be parsed, or a model error
@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from uuid import UUID
+from dataclasses import replace
 
 import polars as pl
 
 from agent_signals.adapters import llm
+from agent_signals.core.actions import EMBEDDED, Count, action_of
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.batching import Call, UserBatch, build_calls
+from agent_signals.core.outcome import UserOutcome, validate_answer
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screen import screen_shard
-from agent_signals.core.validate import Proposal, Rejection, validate_answer
+from agent_signals.core.validate import Proposal, Rejection
 from agent_signals.stages import embed
 from agent_signals.stages.calls import complete, record_calls
 from agent_signals.stages.context import RunContext
@@ -34,52 +35,11 @@ from agent_signals.stages.failures import UserFailed, fail
 log = redacting_logger(__name__)
 
 
-@dataclass(frozen=True)
-class Asked:
-    """Answers read from a provider batch: the batch whose waiting requests their write closes, and the
-    model and prompt version they were asked with (recorded with what they write)."""
-
-    batch_key: UUID
-    model: str
-    prompt_version: str
-
-
-@dataclass
-class Extracted:
-    """What one user's extraction leaves for the later steps of the shard (gate, embed, apply)."""
-
-    proposals: list[Proposal]  # to write
-    quarantine: list[tuple[Proposal, str]]  # quarantined (ops.quarantine), with the reason
-    rejected: list[Rejection] = field(default_factory=list)  # not written, recorded with the reason
-    summary: str | None = None  # the user's summary after these proposals, when the answer gave one
-    asked: Asked | None = None  # answers read from a provider batch: how they were asked
-    # held for review, with the reason: written as signals of status pending (AGENT_SIGNALS_REVIEW=hold)
-    held: list[tuple[Proposal, str]] = field(default_factory=list)
-
-    @property
-    def candidates(self) -> list[Proposal]:
-        """What gets written: the proposals, then those held for review (the gate's and embedding's rows)."""
-        return [*self.proposals, *(p for p, _reason in self.held)]
-
-    def without(self, reasons: dict[int, str], stage: str) -> Extracted:
-        """These candidates (by index in `candidates`) rejected at `stage`; the answer's summary no longer
-        describes the rest."""
-        candidates, first_held = self.candidates, len(self.proposals)
-        return Extracted(
-            [p for i, p in enumerate(self.proposals) if i not in reasons],
-            self.quarantine,
-            [*self.rejected, *(Rejection.of(candidates[i], stage, r) for i, r in sorted(reasons.items()))],
-            None,
-            self.asked,
-            [h for i, h in enumerate(self.held, start=first_held) if i not in reasons],
-        )
-
-
-async def extract_user(ctx: RunContext, batch: UserBatch) -> Judged:
+async def extract_user(ctx: RunContext, batch: UserBatch) -> UserOutcome:
     """Model call(s) for one user and validation of each action (screening is the shard's: conclude).
     Raises UserFailed."""
     calls = plan_calls(ctx, batch)
-    judged = Judged(calls=len(calls))
+    outcome = UserOutcome(batch, ctx.provenance, calls=len(calls), figures=ctx.stats.actions)
     for call in calls:
         read = list(call.messages.values())
         try:
@@ -87,8 +47,8 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> Judged:
         except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
             counted = exc.kind not in TRANSIENT_MODEL_FAULTS
             raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
-        judge(ctx, call, completion.text, judged)
-    return judged
+        judge(ctx, call, completion.text, outcome)
+    return outcome
 
 
 def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
@@ -97,10 +57,10 @@ def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     hidden = sum(1 for m in batch.messages if m.hidden)
     if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
-        stats.actions["messages_hidden_text"] += hidden
+        stats.actions[Count.MESSAGES_HIDDEN_TEXT] += hidden
     for call in calls:
         for cut in call.cut:
-            stats.actions["messages_cut"] += 1
+            stats.actions[Count.MESSAGES_CUT] += 1
             stats.warnings.append(
                 f"message {cut.message.message_id} of conversation {cut.message.conversation_id} (user "
                 f"{batch.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
@@ -110,130 +70,94 @@ def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
     return calls
 
 
-@dataclass
-class Judged:
-    """What a user's answers gave so far, call by call: validated, not yet screened (conclude)."""
-
-    proposals: list[Proposal] = field(default_factory=list)
-    rejected: list[Rejection] = field(default_factory=list)
-    summary: str | None = None
-    calls: int = 0  # the prompts the user's answers came from
-    asked: Asked | None = None  # answers read from a provider batch: how they were asked
-
-
-def judge(ctx: RunContext, call: Call, text: str, judged: Judged) -> None:
-    """One call's answer parsed and each of its actions validated against what the call showed (the same for
-    a direct answer and one read from a provider batch). Raises UserFailed for an answer that cannot be
-    parsed."""
+def judge(ctx: RunContext, call: Call, text: str, outcome: UserOutcome) -> None:
+    """One call's answer parsed and each of its actions validated against what the call showed, into the
+    user's outcome (the same for a direct answer and one read from a provider batch). Raises UserFailed for
+    an answer that cannot be parsed."""
     try:
         answer = parse_extract_actions(text)
     except InvalidAnswer as exc:
         read = list(call.messages.values())
         raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
-    validated = validate_answer(answer, call, ctx.settings)
-    if validated.skips:
-        ctx.stats.actions["skipped"] += validated.skips
-    if refused := sum(1 for r in validated.rejected if not r.kept):
-        ctx.stats.actions["rejected_invalid"] += refused
-    if kept := sum(1 for r in validated.rejected if r.kept):
-        ctx.stats.actions["fields_dropped"] += kept
-    judged.proposals.extend(validated.proposals)
-    judged.rejected.extend(validated.rejected)
-    judged.summary = answer.summary
+    validate_answer(answer, call, ctx.settings, outcome)
 
 
-async def conclude(
-    ctx: RunContext, judged: Sequence[tuple[UserBatch, Judged | None]]
-) -> dict[str, tuple[UserBatch, Extracted]]:
+async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> dict[str, UserOutcome]:
     """Screen the shard's proposals against each user's known signals, as one frame (screen.screen_shard);
     keep an answer's summary only where it describes exactly what gets written. Never raises: a bug in
     screening fails the users it is about (recorded, retried next run), not the shard."""
-    stats = ctx.stats
-    answered = {batch.user_id: (batch, j) for batch, j in judged if j is not None}
+    answered = {o.user_id: o for o in outcomes if o is not None}
     # the answer's summary is kept only when it can describe exactly what gets written: one call, every
     # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
     # refused summary is left to the summarize stage, which writes it from the stored signals.
-    summaries = {
-        user_id: j.summary
-        for user_id, (_b, j) in answered.items()
-        if j.summary is not None
-        and j.calls == 1
-        and not any(not r.kept for r in j.rejected)
-        and ctx.settings.summaries
-        and all(p.agent_id is None for p in j.proposals)  # a summary is the profile's: the model's may mix
-    }
-    users = {user_id: (j.proposals, batch.known) for user_id, (batch, j) in answered.items()}
+    for o in answered.values():
+        if not _may_summarize(ctx, o):
+            o.summary = None
     keep_special = ctx.settings.special_categories == "keep"
     language = ctx.settings.signal_language
     try:
-        screened = screen_shard(users, keep_special=keep_special, summaries=summaries, language=language)
+        screen_shard(list(answered.values()), keep_special=keep_special, language=language)
+        screened = list(answered.values())
     except Exception:  # a bug: screened again user by user, so that it fails only the users it is about
         log.exception("screening the shard failed; screening its users one at a time")
-        screened = {}
-        for user_id, candidates in users.items():
-            own = {user_id: summaries[user_id]} if user_id in summaries else {}
+        screened = []
+        for o in answered.values():
             try:
-                screened |= screen_shard(
-                    {user_id: candidates}, keep_special=keep_special, summaries=own, language=language
-                )
+                screen_shard([o], keep_special=keep_special, language=language)
+                screened.append(o)
             except Exception as exc:
-                log.exception("user %s failed at screening", user_id)
-                await fail(ctx, user_id, "extract", type(exc).__name__, str(exc), read=answered[user_id][0].messages,
-                           counted=True)  # fmt: skip
-    ready = {}
-    for user_id, (batch, j) in answered.items():
-        if user_id not in screened:
-            continue
-        kept = screened[user_id]
-        stats.actions.update(kept.rejected)
-        rejected = [
-            *j.rejected,
-            *(Rejection.of(p, "screen", reason, withhold=withhold) for p, reason, withhold in kept.dropped),
-        ]
+                log.exception("user %s failed at screening", o.user_id)
+                await fail(ctx, o.user_id, "extract", type(exc).__name__, str(exc), read=o.read, counted=True)
+    for o in screened:
         held = []
-        for p, reason in kept.held:
+        for p, reason in o.held:
             refused = _not_held(ctx, p)
             if refused is None:
                 held.append((p, reason))
             else:
-                stats.actions["skipped_review"] += 1
-                rejected.append(Rejection.of(p, "screen", f"held for review, {refused}: {reason}"))
-        # the answer's summary may state what is held: agents must not read it before a reviewer does
-        summary = summaries.get(user_id) if not (kept.dropped or kept.quarantine or kept.held) else None
-        if summary is not None and kept.summary_refusal is not None:
-            stats.actions["summary_refused"] += 1
-            summary = None
-        ready[user_id] = (batch, Extracted(kept.keep, kept.quarantine, rejected, summary, j.asked, held))
-    return ready
+                o.count(Count.SKIPPED_REVIEW)
+                o.rejected.append(Rejection.of(p, "screen", f"held for review, {refused}: {reason}"))
+        o.held = held
+    return {o.user_id: o for o in screened}
+
+
+def _may_summarize(ctx: RunContext, outcome: UserOutcome) -> bool:
+    """Whether the answer's summary may describe what gets written: one call, no action rejected, the
+    summaries on, and only profile facts (a summary is the profile's: the model's may mix in an agent's)."""
+    return (
+        outcome.calls == 1
+        and not any(not r.kept for r in outcome.rejected)
+        and ctx.settings.summaries
+        and all(p.agent_id is None for p in outcome.proposals)
+    )
 
 
 def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
     """Why a candidate screening held for review is rejected instead (None: it waits for a reviewer as a
-    pending signal): AGENT_SIGNALS_REVIEW=reject, or an `end`, which changes a signal agents read and writes
-    no text that could wait."""
+    pending signal): AGENT_SIGNALS_REVIEW=reject, or a kind that cannot wait (core/actions.py: an `end`
+    changes a signal agents read and writes no text that could wait)."""
     if ctx.settings.review == "reject":
         return "rejected (AGENT_SIGNALS_REVIEW=reject)"
-    if proposal.action == "end":
-        return "rejected (an end cannot wait for review)"
+    if not action_of(proposal).waits:
+        article = "an" if proposal.action[0] in "aeiou" else "a"
+        return f"rejected ({article} {proposal.action} cannot wait for review)"
     return None
 
 
-async def extract_safely(
-    ctx: RunContext, batch: UserBatch, started: dict[str, float]
-) -> tuple[UserBatch, Judged | None]:
+async def extract_safely(ctx: RunContext, batch: UserBatch, started: dict[str, float]) -> UserOutcome | None:
     """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
     budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
     async with ctx.pacing.model_slots:
         stats = ctx.stats
         if ctx.budget_exhausted or ctx.stop.stopped:
             stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
-            return batch, None
+            return None
         started[batch.user_id] = time.monotonic()
         stats.note_user(batch.user_id)
         stats.messages += len(batch.messages)
         stats.conversations += len({m.conversation_id for m in batch.messages})
         try:
-            return batch, await extract_user(ctx, batch)
+            return await extract_user(ctx, batch)
         except llm.ModelMisconfigured as exc:  # not this user's fault: no failure recorded, still pending
             stats.users -= 1
             stats.messages -= len(batch.messages)
@@ -247,17 +171,17 @@ async def extract_safely(
             log.exception("user %s failed at extract", batch.user_id)
             await fail(ctx, batch.user_id, "extract", type(exc).__name__, str(exc), read=batch.messages,
                        counted=True)  # fmt: skip
-        return batch, None
+        return None
 
 
-def proposals_frame(ready: dict[str, tuple[UserBatch, Extracted]]) -> pl.DataFrame:
+def proposals_frame(ready: dict[str, UserOutcome]) -> pl.DataFrame:
     """The shard's candidates to write as one polars frame, a row per candidate (`index`: its place in the
-    user's Extracted.candidates, the proposals then those held for review): what the quality gate validates
-    and the embedding reads."""
+    user's UserOutcome.candidates, the proposals then those held for review): what the quality gate
+    validates and the embedding reads."""
     rows = [
         (user_id, i, p.action, p.tier, p.kind, p.content, len(p.evidence))
-        for user_id, (_b, e) in ready.items()
-        for i, p in enumerate(e.candidates)
+        for user_id, o in ready.items()
+        for i, (p, _held) in enumerate(o.candidates)
     ]
     return pl.DataFrame(rows, schema=PROPOSALS, orient="row")
 
@@ -266,15 +190,13 @@ PROPOSALS = {"user_id": pl.String, "index": pl.Int64, "action": pl.String, "tier
              "kind": pl.String, "content": pl.String, "evidence": pl.Int64}  # fmt: skip
 
 
-async def embed_safely(
-    ctx: RunContext, ready: dict[str, tuple[UserBatch, Extracted]]
-) -> dict[str, tuple[UserBatch, Extracted]]:
+async def embed_safely(ctx: RunContext, ready: dict[str, UserOutcome]) -> dict[str, UserOutcome]:
     """Embed the shard's candidates (proposals_frame: the proposals and those held for review) in as few
     calls as possible: each distinct content once, embed.BATCH texts a call, none when there is nothing to
     write. Never raises: the users of a failed call are recorded and left out (retried next run); the others
-    are returned with their candidates embedded. An `end` writes no text (its signal keeps its embedding):
-    it is not embedded."""
-    frame = proposals_frame(ready).filter(pl.col("action") != "end")
+    are returned with their candidates embedded. An action that writes no text (an `end`: its signal keeps
+    its embedding) is not embedded (core/actions.py)."""
+    frame = proposals_frame(ready).filter(pl.col("action").is_in(EMBEDDED))
     texts = frame["content"].unique(maintain_order=True).to_list()
     users_of = dict(frame.group_by("content").agg(pl.col("user_id").unique(maintain_order=True)).iter_rows())
     vectors: dict[str, tuple[float, ...]] = {}
@@ -294,12 +216,12 @@ async def embed_safely(
         ctx.stats.count_embedding(1, result.prompt_tokens, result.cost_usd)
         await record_calls(ctx)
         vectors.update(zip(chunk, (tuple(v) for v in result.vectors), strict=True))
-    return {
-        user_id: (batch, replace(
-            extracted,
-            proposals=[p if p.action == "end" else replace(p, embedding=vectors[p.content]) for p in extracted.proposals],
-            held=[(replace(p, embedding=vectors[p.content]), reason) for p, reason in extracted.held],
-        ))
-        for user_id, (batch, extracted) in ready.items()
-        if user_id not in failed
-    }  # fmt: skip
+
+    def embedded(p: Proposal) -> Proposal:
+        return replace(p, embedding=vectors[p.content]) if action_of(p).embedded else p
+
+    passed = {user_id: o for user_id, o in ready.items() if user_id not in failed}
+    for o in passed.values():
+        o.proposals = [embedded(p) for p in o.proposals]
+        o.held = [(embedded(p), reason) for p, reason in o.held]
+    return passed

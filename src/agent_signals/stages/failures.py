@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import psycopg
 
+from agent_signals.core.actions import Count
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.screen import redact
@@ -51,7 +52,7 @@ async def fail(
         if recorded is None:
             return
         if recorded.set_aside:
-            ctx.stats.actions["messages_set_aside"] += recorded.set_aside
+            ctx.stats.actions[Count.MESSAGES_SET_ASIDE] += recorded.set_aside
             log.warning(
                 "user %s: %d message(s) set aside after %d failed attempts (`agent-signals set-aside list`); "
                 "their other messages are read again", user_id, recorded.set_aside, recorded.attempt,

@@ -21,12 +21,14 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from agent_signals.core.actions import Count
 from agent_signals.core.answers import InvalidAnswer, ReconcileAnswer
 from agent_signals.core.cap_plan import CoreRow, OwnRow, Shown, plan_cap, same_core, shown
+from agent_signals.core.outcome import Provenance
 from agent_signals.core.prompts import CoreLine
 from agent_signals.core.redaction import redacting_logger
 from agent_signals.limits import CORE_CAP
-from agent_signals.store.shard_writer import Provenance, ShardWriter
+from agent_signals.store.shard_writer import ShardWriter
 
 log = redacting_logger(__name__)
 
@@ -49,22 +51,22 @@ class Reconciliation:
 
     shown: Shown
     answer: ReconcileAnswer | None
-    counts: Counter[str] = field(default_factory=Counter)  # reconcile_invalid, reconcile_failed
+    counts: Counter[Count] = field(default_factory=Counter)  # reconcile_invalid, reconcile_failed
 
 
 async def reconcile(decide: Decide, shown: Shown, user_id: str) -> Reconciliation:
     """One model call for the user's core set, made with no transaction open; never raises (a failed or
     unusable answer leaves the cap to the rule)."""
-    counts: Counter[str] = Counter()
+    counts: Counter[Count] = Counter()
     try:
         answer = await decide(list(shown.core), list(shown.own), CORE_CAP)
     except InvalidAnswer as exc:
         log.warning("user %s: reconciliation answer rejected (%s); the cap rule decides", user_id, exc)
-        counts["reconcile_invalid"] += 1
+        counts[Count.RECONCILE_INVALID] += 1
         answer = None
     except Exception as exc:  # the model is unavailable: the deterministic rule still holds the cap
         log.warning("user %s: reconciliation call failed (%s); the cap rule decides", user_id, exc)
-        counts["reconcile_failed"] += 1
+        counts[Count.RECONCILE_FAILED] += 1
         answer = None
     return Reconciliation(shown, answer, counts)
 
@@ -104,16 +106,16 @@ async def _enforce(
             log.warning(
                 "user %s: the core set changed since the model was asked; the cap rule decides", user_id
             )
-            counts["reconcile_stale"] += 1
+            counts[Count.RECONCILE_STALE] += 1
     plan = plan_cap(core, own, answer, language=writer.settings.signal_language)
     if plan.invalid is not None:
         log.warning(
             "user %s: reconciliation answer rejected (%s); the cap rule decides", user_id, plan.invalid
         )
-        counts["reconcile_invalid"] += 1
+        counts[Count.RECONCILE_INVALID] += 1
     for reason in plan.refused:
         log.warning("user %s: a merge was refused: its text %s", user_id, reason)
-        counts["merge_refused"] += 1
+        counts[Count.MERGE_REFUSED] += 1
     for merge in plan.merges:
         await writer.merge(user_id, prov, merge.survivor, merge.absorbed, merge.content)
     for demote in plan.demotes:

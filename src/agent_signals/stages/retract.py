@@ -3,6 +3,7 @@ from the source are retracted (an event each); the others lose that evidence and
 
 from __future__ import annotations
 
+from agent_signals.core.actions import Count
 from agent_signals.stages.context import RunContext, stage
 from agent_signals.store import upkeep
 
@@ -14,5 +15,5 @@ async def retract_orphans(ctx: RunContext) -> int:
     async with ctx.pool.connection() as conn:
         retracted = await upkeep.retract_orphans(conn, ctx.run_id)
     if retracted:
-        ctx.stats.actions["retracted"] += retracted
+        ctx.stats.actions[Count.RETRACTED] += retracted
     return retracted

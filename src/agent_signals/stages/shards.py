@@ -14,6 +14,7 @@ from uuid import UUID
 
 from agent_signals.adapters import expectations as quality
 from agent_signals.config import Settings
+from agent_signals.core.actions import Count
 from agent_signals.stages import batches as batched
 from agent_signals.stages.apply_users import apply_safely
 from agent_signals.stages.context import RunContext, RunSpec, cut_off, stage, stopped, timed
@@ -155,13 +156,11 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     with timed(ctx, "process.gate"):
         failing = await asyncio.to_thread(quality.gate_proposals, ctx.settings, proposals_frame(ready))
     for user_id, reasons in failing.items():  # those candidates only: the user's others go on
-        batch, result = ready[user_id]
-        ready[user_id] = (batch, result.without(reasons, "gate"))
-        ctx.stats.actions["rejected_gate"] += len(reasons)
+        ready[user_id].reject(reasons, "gate", Count.REJECTED_GATE)
     with timed(ctx, "process.embed"):
         passed = await embed_safely(ctx, ready)
     with timed(ctx, "process.apply"):
         await apply_safely(ctx, list(passed.values()))
-    done = [b for b, _p in extracted if b.user_id in started]
+    done = [b for b in batches if b.user_id in started]
     for batch in done:
         ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])

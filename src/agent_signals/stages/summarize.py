@@ -19,6 +19,7 @@ import psycopg
 
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
+from agent_signals.core.actions import Count
 from agent_signals.core.answers import InvalidAnswer, parse_summary_answer
 from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.redaction import redacting_logger
@@ -93,16 +94,16 @@ def replacement(lines: list[SummaryLine], language: str) -> str:
 
 async def rebuild(
     conn: psycopg.AsyncConnection, settings: Settings, candidate: Candidate, write: Write, run_id: UUID
-) -> str:
+) -> Count:
     """Rebuild one user's summary; returns what happened: `summarized`, `summary_replaced` (the model's
     paragraph failed screening: written from the signals instead) or `summary_dropped` (no active signal).
     Raises ModelUnavailable or InvalidAnswer, leaving the previous summary in place."""
     lines = await summaries.signal_lines(conn, candidate.user_id)
     if not lines:
         await summaries.delete(conn, candidate.user_id)
-        return "summary_dropped"
+        return Count.SUMMARY_DROPPED
     summary = parse_summary_answer(await write(lines)).summary
-    model, version, outcome = settings.model, prompt_set(settings, "summarize").version, "summarized"
+    model, version, outcome = settings.model, prompt_set(settings, "summarize").version, Count.SUMMARIZED
     if reason := screen_text(summary, language=settings.signal_language, summary=True):
         log.warning(
             "user %s: the model's summary %s; written from the signals instead", candidate.user_id, reason
@@ -111,7 +112,7 @@ async def rebuild(
             replacement(lines, settings.signal_language),
             None,
             None,
-            "summary_replaced",
+            Count.SUMMARY_REPLACED,
         )
     await summaries.write(
         conn,

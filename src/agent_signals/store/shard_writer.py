@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 from uuid import UUID, uuid4, uuid5
@@ -39,12 +39,14 @@ from psycopg.rows import dict_row
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
+from agent_signals.core.actions import Count, action_of
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
+from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.redaction import redact_fields, redact_value
 from agent_signals.core.screen import redact
 from agent_signals.core.text import normalize_content
-from agent_signals.core.validate import Proposal, Rejection
+from agent_signals.core.validate import Cite, Proposal, Rejection
 from agent_signals.store.embeddings import vector_text
 from agent_signals.store.sqlfiles import query
 
@@ -58,13 +60,6 @@ def signal_id_for(user_id: str, normalized: str, agent_id: str | None = None) ->
     profile signal's id is what it was before scopes)."""
     scoped = "" if agent_id is None else f"\x00{agent_id}"
     return uuid5(SIGNAL_NAMESPACE, f"{user_id}\x00{normalized}{scoped}")
-
-
-@dataclass(frozen=True)
-class Provenance:
-    run_id: UUID
-    prompt_version: str
-    model: str
 
 
 def last_read(read: Sequence[SourceMessage]) -> list[SourceMessage]:
@@ -111,9 +106,14 @@ FRAMES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-def frame(table: str, rows: Iterable[tuple]) -> pl.DataFrame:
-    """Rows for `table` as a polars frame of its COPY columns (FRAMES)."""
-    return pl.DataFrame(list(rows), schema=FRAMES[table], orient="row")
+def frame(table: str, rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
+    """Rows for `table`, each a mapping of its COPY columns (FRAMES) to values, as a polars frame. A row
+    names exactly the table's columns: one missing or unknown is an error, never a null."""
+    schema, rows = FRAMES[table], list(rows)
+    for row in rows:
+        if row.keys() != schema.keys():
+            raise ValueError(f"{table}: a row of columns {sorted(row)}, not {sorted(schema)}")
+    return pl.DataFrame({column: [row[column] for row in rows] for column in schema}, schema=schema)
 
 
 async def copy_frame(conn: psycopg.AsyncConnection, table: str, data: pl.DataFrame) -> None:
@@ -136,6 +136,18 @@ def _utc(moment: datetime) -> datetime:
 
 def _maybe_utc(moment: datetime | None) -> datetime | None:
     return None if moment is None else _utc(moment)
+
+
+def _evidence(signal_id: UUID, cite: Cite) -> dict[str, Any]:
+    """A staged evidence row (staging.apply_new_evidence, staging.apply_cited_evidence)."""
+    message = cite.message
+    return {
+        "signal_id": str(signal_id),
+        "conversation_id": message.conversation_id,
+        "message_id": message.message_id,
+        "quote": cite.quote,
+        "message_at": _utc(message.created_at),
+    }
 
 
 @dataclass(frozen=True)
@@ -168,6 +180,33 @@ class _Create(NamedTuple):
     p: Proposal
     supersedes: UUID | None = None
     held: str | None = None
+
+
+def _new_signal(signal_id: UUID, create: _Create) -> dict[str, Any]:
+    """A staged new signal (staging.apply_new_signals)."""
+    p, prov = create.p, create.prov
+    said = [c.message.created_at for c in p.evidence]
+    return {
+        "signal_id": str(signal_id),
+        "user_id": create.user_id,
+        "content": p.content,
+        "normalized": p.normalized,
+        "kind": p.kind,
+        "tier": p.tier,
+        "first_seen_at": _utc(min(said)),
+        "last_seen_at": _utc(max(said)),
+        "embedding": vector_text(p.embedding),
+        # its mentions are its distinct cited messages (what sync_mentions would count)
+        "mentions": len({c.message_key for c in p.evidence}),
+        "run_id": str(prov.run_id),
+        "prompt_version": prov.prompt_version,
+        "model": prov.model,
+        "agent_id": p.agent_id,
+        "valid_from": _maybe_utc(p.valid_from),
+        "valid_to": _maybe_utc(p.valid_to),
+        "supersedes": None if create.supersedes is None else str(create.supersedes),
+        "review_reason": None if create.held is None else redact(create.held),
+    }
 
 
 @dataclass(frozen=True)
@@ -204,6 +243,97 @@ class _Bound:
         return cls(old.signal_id, user_id, "end", None, p.valid_from or p.said_at, p.said_at, prov)
 
 
+@dataclass
+class _Round:
+    """What one round's candidates come to: the signals to create, the signals restated (their evidence and
+    events), the validity given to signals that exist (None: a restatement that says nothing a signal
+    lacks)."""
+
+    creates: list[_Create] = field(default_factory=list)
+    syncs: list[_Sync] = field(default_factory=list)
+    bounds: list[_Bound | None] = field(default_factory=list)
+
+
+class _Candidate:
+    """One candidate of a round, resolved (apply_resolve.sql), as its kind's handler sees it (core/actions.py:
+    Write): what it does adds to the round."""
+
+    def __init__(
+        self, round_: _Round, counts: Counter[Count], user_id: str, prov: Provenance, p: Proposal, row: dict
+    ) -> None:
+        self.round, self.counts = round_, counts
+        self.user_id, self.prov, self.proposal = user_id, prov, p
+        target = self.target = _found(row, "target")  # the signal it names, as it is now
+        self.live = target is not None and target.origin == "inferred" and target.status == "active"
+        self.existing = _found(row, "same") or _found(row, "own") or _found(row, "near")  # what it restates
+
+    def count(self, counter: Count) -> None:
+        self.counts[counter] += 1
+
+    def end_target(self) -> None:
+        p, target = self.proposal, self.target
+        assert target is not None
+        self.round.bounds.append(
+            _Bound(target.signal_id, self.user_id, "end", None, p.valid_to, p.said_at, self.prov)
+        )
+
+    def restate_target(self) -> None:
+        assert self.target is not None
+        self._sync(self.target)
+        self.round.bounds.append(_Bound.fill(self.target, self.user_id, self.proposal, self.prov))
+
+    def state_fact(self, *, replaces_target: bool) -> None:
+        p, existing, replaced = self.proposal, self.existing, self.target if replaces_target else None
+        if existing is not None:
+            self._restated(existing)
+            if existing.origin == "inferred" and existing.status not in UNFILLED:
+                self.round.bounds.append(_Bound.fill(existing, self.user_id, p, self.prov))
+            # changed to a fact already known: the old version ends all the same
+            if replaced is not None and existing.signal_id != replaced.signal_id:
+                self.round.bounds.append(_Bound.closing(replaced, self.user_id, p, self.prov))
+        elif replaced is not None:  # the fact changed: its old version ends where the new one begins
+            self.round.creates.append(_Create(self.user_id, self.prov, p, replaced.signal_id))
+            self.round.bounds.append(_Bound.closing(replaced, self.user_id, p, self.prov))
+        else:
+            self.round.creates.append(_Create(self.user_id, self.prov, p))
+
+    def hold(self, reason: str) -> None:
+        """Held for review: a new signal of status pending (an update's names the version it would replace,
+        which stays as it is until a reviewer approves), or the evidence of the pending signal it restates.
+        It never reinforces, ends or fills a signal agents may read (`skipped_held`). Only a kind that waits
+        for review (core/actions.py) is held."""
+        p, existing = self.proposal, self.existing
+        live = self.target if self.live else None
+        if existing is None and live is not None and p.normalized == live.snapshot.get("normalized"):
+            existing = live  # an update that restates its own target
+        if existing is None:
+            replaced = live.signal_id if live is not None else None
+            self.round.creates.append(_Create(self.user_id, self.prov, p, replaced, reason))
+        elif existing.origin == "inferred" and existing.status == "pending":
+            self.counts[Count.HELD_FOR_REVIEW] += 1
+            self._sync(existing, pending=True)
+        elif existing.origin == "inferred" and existing.status not in ("deleted", "rejected"):
+            self.counts[Count.SKIPPED_HELD] += 1
+        else:
+            self._restated(existing)  # the user's own, or a tombstone: skipped
+
+    def _restated(self, existing: _Signal) -> None:
+        if existing.origin == "manual":
+            self.counts[Count.SKIPPED_MANUAL] += 1  # the user's own word wins
+        elif existing.status == "deleted":
+            self.counts[Count.SKIPPED_TOMBSTONE] += 1  # the user deleted it: never silently re-created
+        elif existing.status == "rejected":
+            self.counts[Count.SKIPPED_REJECTED] += 1  # a reviewer rejected it: never learned again
+        elif existing.status == "pending":
+            self.counts[Count.RESTATED_PENDING] += 1  # its evidence grows; only a reviewer activates it
+            self._sync(existing, pending=True)
+        else:
+            self._sync(existing)
+
+    def _sync(self, signal: _Signal, pending: bool = False) -> None:
+        self.round.syncs.append(_Sync(signal.signal_id, self.user_id, signal.snapshot, self.prov, pending))
+
+
 class ShardWriter:
     """The statements of one group's write transaction; `counts[user]` says what they did for a user,
     `touched[user]` which of the user's signals they created or changed."""
@@ -214,7 +344,7 @@ class ShardWriter:
         self.run_id = run_id
         self.at = at  # the run's time: decay is decided at it
         self.key = str(uuid4())  # this write's rows in the staging tables
-        self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+        self.counts: dict[str, Counter[Count]] = defaultdict(Counter)
         self.touched: dict[str, set[UUID]] = defaultdict(set)
 
     async def _rows(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -226,136 +356,80 @@ class ShardWriter:
         """The users' write locks (user id order)."""
         await self._rows("shared/lock_users", {"user_ids": sorted(user_ids)})
 
-    async def _stage(self, table: str, rows: Iterable[tuple]) -> None:
-        """Rows COPYed into a staging table (m019) under this transaction's key."""
-        await copy_frame(self.conn, table, frame(table, ((self.key, *row) for row in rows)))
+    async def _stage(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        """Rows COPYed into a staging table (m019) under this transaction's key (its `batch` column)."""
+        await copy_frame(self.conn, table, frame(table, ({"batch": self.key, **row} for row in rows)))
 
     async def _events(self, rows: list[tuple]) -> None:
         """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
         redacted."""
-        await copy_frame(self.conn, "signals.events", frame("signals.events", (
-            (str(signal_id), user_id, str(self.run_id), action, actor, prov.prompt_version, prov.model,
-             _json(redact_fields(before)), _json(redact_fields(after)))
+        events = (
+            {
+                "signal_id": str(signal_id),
+                "user_id": user_id,
+                "run_id": str(self.run_id),
+                "action": action,
+                "actor": actor,
+                "prompt_version": prov.prompt_version,
+                "model": prov.model,
+                "before": _json(redact_fields(before)),
+                "after": _json(redact_fields(after)),
+            }
             for signal_id, user_id, action, actor, prov, before, after in rows
-        )))  # fmt: skip
+        )
+        await copy_frame(self.conn, "signals.events", frame("signals.events", events))
 
     # the proposals, round by round
 
-    async def write(self, proposals: Sequence[tuple[str, Provenance, Proposal, str | None]]) -> None:
-        """One round: at most one candidate per user, each applied as if alone (creates, updates,
-        reinforcements, evidence, events); the fourth of each: why it is held for review (None: it is not)."""
-        assert len({user_id for user_id, *_rest in proposals}) == len(proposals), "one proposal per user"
+    async def write(self, candidates: Sequence[tuple[UserOutcome, Proposal, str | None]]) -> None:
+        """One round: at most one candidate per user (its outcome, the proposal, and why it is held for
+        review, or None), each applied as if alone by its kind's handler (core/actions.py): creates, updates,
+        ends, reinforcements, evidence, events."""
+        assert len({o.user_id for o, _p, _held in candidates}) == len(candidates), "one candidate per user"
         exclusive = self.settings.exclusive_kinds
-        await self._stage("staging.apply_candidates", (
-            (seq, user_id, p.normalized, p.kind, p.kind in exclusive, vector_text(p.embedding),
-             str(p.target.signal_id) if p.action != "create" and p.target is not None else None, p.agent_id)
-            for seq, (user_id, _prov, p, _held) in enumerate(proposals)
-        ))  # fmt: skip
+        staged = (
+            {
+                "seq": seq,
+                "user_id": o.user_id,
+                "normalized": p.normalized,
+                "kind": p.kind,
+                "exclusive": p.kind in exclusive,
+                "embedding": vector_text(p.embedding),
+                "target": None if p.target is None else str(p.target.signal_id),  # an update's, an end's
+                "agent_id": p.agent_id,
+            }
+            for seq, (o, p, _held) in enumerate(candidates)
+        )
+        await self._stage("staging.apply_candidates", staged)
         resolved = await self._rows(
             "shard_writer/apply_resolve",
             {"batch": self.key, "threshold": self.settings.near_duplicate_similarity},
         )
-        creates: list[_Create] = []
-        syncs: list[_Sync] = []
-        bounds: list[_Bound | None] = []  # None: a restatement that says nothing a signal lacks
+        round_ = _Round()
         for row in resolved:
-            user_id, prov, p, held = proposals[row["seq"]]
-            target = _found(row, "target")
-            live = target is not None and target.origin == "inferred" and target.status == "active"
+            outcome, p, held = candidates[row["seq"]]
+            candidate = _Candidate(
+                round_, self.counts[outcome.user_id], outcome.user_id, outcome.prov, p, row
+            )
             if held is not None:
-                self._hold(user_id, prov, p, held, row, target if live else None, creates, syncs)
-                continue
-            if p.action == "end":
-                if live:
-                    bounds.append(_Bound(target.signal_id, user_id, "end", None, p.valid_to, p.said_at, prov))
-                else:
-                    self.counts[user_id]["skipped_end"] += 1  # removed, merged or ended since the prompt
-                continue
-            if p.action == "update" and live and p.target is not None and p.normalized == p.target.normalized:
-                syncs.append(_Sync(target.signal_id, user_id, target.snapshot, prov))
-                bounds.append(_Bound.fill(target, user_id, p, prov))
-                continue
-            existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
-            if existing is not None:
-                self._restated(user_id, prov, existing, syncs)
-                if existing.origin == "inferred" and existing.status not in UNFILLED:
-                    bounds.append(_Bound.fill(existing, user_id, p, prov))
-                if p.action == "update" and live and existing.signal_id != target.signal_id:
-                    bounds.append(_Bound.closing(target, user_id, p, prov))  # changed to a fact already known
-            elif p.action == "update" and live:
-                # the fact changed: its old version ends where the new one begins, never overwritten
-                creates.append(_Create(user_id, prov, p, target.signal_id))
-                bounds.append(_Bound.closing(target, user_id, p, prov))
-            else:  # a create, or an update whose signal changed since the prompt was built: treat as new
-                creates.append(_Create(user_id, prov, p))
-        await self._create(creates)
-        await self._cite(syncs, {user_id: p for user_id, _prov, p, _held in proposals})
-        await self._bound(bounds)
-        await self._sync(syncs)
-
-    def _restated(self, user_id: str, prov: Provenance, existing: _Signal, syncs: list[_Sync]) -> None:
-        if existing.origin == "manual":
-            self.counts[user_id]["skipped_manual"] += 1  # the user's own word wins
-        elif existing.status == "deleted":
-            self.counts[user_id]["skipped_tombstone"] += 1  # the user deleted it: never silently re-created
-        elif existing.status == "rejected":
-            self.counts[user_id]["skipped_rejected"] += 1  # a reviewer rejected it: never learned again
-        elif existing.status == "pending":
-            self.counts[user_id]["restated_pending"] += 1  # its evidence grows; only a reviewer activates it
-            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
-        else:
-            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov))
-
-    def _hold(
-        self,
-        user_id: str,
-        prov: Provenance,
-        p: Proposal,
-        reason: str,
-        row: dict[str, Any],
-        live: _Signal | None,
-        creates: list[_Create],
-        syncs: list[_Sync],
-    ) -> None:
-        """A candidate held for review: a new signal of status pending (an update's names the version it would
-        replace, which stays as it is until a reviewer approves), or the evidence of the pending signal it
-        restates. It never reinforces, ends or fills a signal agents may read (`skipped_held`). `live`: the
-        update's target, when it is still the user's active inferred signal."""
-        existing = _found(row, "same") or _found(row, "own") or _found(row, "near")
-        if existing is None and live is not None and p.normalized == live.snapshot.get("normalized"):
-            existing = live  # an update that restates its own target
-        if existing is None:
-            replaced = live.signal_id if p.action == "update" and live is not None else None
-            creates.append(_Create(user_id, prov, p, replaced, reason))
-        elif existing.origin == "inferred" and existing.status == "pending":
-            self.counts[user_id]["held_for_review"] += 1
-            syncs.append(_Sync(existing.signal_id, user_id, existing.snapshot, prov, pending=True))
-        elif existing.origin == "inferred" and existing.status not in ("deleted", "rejected"):
-            self.counts[user_id]["skipped_held"] += 1
-        else:
-            self._restated(user_id, prov, existing, syncs)  # the user's own, or a tombstone: skipped
+                candidate.hold(held)
+            else:
+                action_of(p).write(candidate)
+        await self._create(round_.creates)
+        await self._cite(round_.syncs, {o.user_id: p for o, p, _held in candidates})
+        await self._bound(round_.bounds)
+        await self._sync(round_.syncs)
 
     async def _create(self, creates: list[_Create]) -> None:
         """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
         updated away from this one) is written again under a new id."""
         ids = [signal_id_for(c.user_id, c.p.normalized, c.p.agent_id) for c in creates]
         while creates:
-            await self._stage("staging.apply_new_signals", (
-                (str(signal_id), user_id, p.content, p.normalized, p.kind, p.tier,
-                 _utc(min(c.message.created_at for c in p.evidence)),
-                 _utc(max(c.message.created_at for c in p.evidence)), vector_text(p.embedding),
-                 # a new signal's mentions are its distinct cited messages (what sync_mentions would count)
-                 len({c.message_key for c in p.evidence}),
-                 str(prov.run_id), prov.prompt_version, prov.model, p.agent_id, _maybe_utc(p.valid_from),
-                 _maybe_utc(p.valid_to), None if supersedes is None else str(supersedes),
-                 None if held is None else redact(held))
-                for signal_id, (user_id, prov, p, supersedes, held) in zip(ids, creates, strict=True)
-            ))  # fmt: skip
-            await self._stage("staging.apply_new_evidence", (
-                (str(signal_id), c.message.conversation_id, c.message.message_id, c.quote,
-                 _utc(c.message.created_at))
-                for signal_id, create in zip(ids, creates, strict=True) for c in create.p.evidence
-            ))  # fmt: skip
+            pairs = list(zip(ids, creates, strict=True))
+            await self._stage("staging.apply_new_signals", (_new_signal(i, c) for i, c in pairs))
+            await self._stage(
+                "staging.apply_new_evidence", (_evidence(i, e) for i, c in pairs for e in c.p.evidence)
+            )
             created = {
                 row["signal_id"]: row["status"]
                 for row in await self._rows(
@@ -370,14 +444,14 @@ class ShardWriter:
                     taken.append(create)
                     continue
                 if create.held is not None:  # waits for a reviewer: nothing agents read changed
-                    self.counts[user_id]["held_for_review"] += 1
+                    self.counts[user_id][Count.HELD_FOR_REVIEW] += 1
                     continue
                 self.touched[user_id].add(signal_id)
-                self.counts[user_id]["updated" if create.supersedes else "created"] += 1
+                self.counts[user_id][Count.UPDATED if create.supersedes else Count.CREATED] += 1
                 if created[signal_id] == "archived":  # too old to stay: decay would archive it at once
-                    self.counts[user_id]["archived"] += 1
+                    self.counts[user_id][Count.ARCHIVED] += 1
                 elif created[signal_id] == "ended":  # a fact that had already stopped holding
-                    self.counts[user_id]["ended"] += 1
+                    self.counts[user_id][Count.ENDED] += 1
             creates, ids = taken, [uuid4() for _c in taken]
 
     async def _cite(self, syncs: list[_Sync], cites: dict[str, Proposal]) -> None:
@@ -385,10 +459,10 @@ class ShardWriter:
         changes nothing (`unchanged`: a replay)."""
         if not syncs:
             return
-        await self._stage("staging.apply_cited_evidence", (
-            (str(s.signal_id), c.message.conversation_id, c.message.message_id, c.quote, _utc(c.message.created_at))
-            for s in syncs for c in cites[s.user_id].evidence
-        ))  # fmt: skip
+        await self._stage(
+            "staging.apply_cited_evidence",
+            (_evidence(s.signal_id, c) for s in syncs for c in cites[s.user_id].evidence),
+        )
         new = {
             row["signal_id"]: row["new"]
             for row in await self._rows("shard_writer/apply_cite", {"batch": self.key, "run_id": self.run_id})
@@ -398,7 +472,7 @@ class ShardWriter:
             if new.get(s.signal_id):
                 kept.append(s)
             else:
-                self.counts[s.user_id]["unchanged"] += 1  # every cited message was already evidence
+                self.counts[s.user_id][Count.UNCHANGED] += 1  # every cited message was already evidence
         syncs[:] = kept
 
     async def _bound(self, bounds: list[_Bound | None]) -> None:
@@ -420,7 +494,7 @@ class ShardWriter:
             b = by_id[row["signal_id"]]
             self.touched[b.user_id].add(b.signal_id)
             # ended: a fact's end came; filled: a restatement gave a start, an end or a scope it lacked
-            self.counts[b.user_id]["ended" if row["status"] == "ended" else "filled"] += 1
+            self.counts[b.user_id][Count.ENDED if row["status"] == "ended" else Count.FILLED] += 1
 
     async def _sync(self, syncs: list[_Sync]) -> None:
         """The mention counts of the signals that changed, and their events."""
@@ -437,7 +511,7 @@ class ShardWriter:
             if s.pending:  # counted as held_for_review or restated_pending: it stays pending
                 continue
             self.touched[s.user_id].add(s.signal_id)  # an archived signal mentioned again comes back
-            self.counts[s.user_id]["reinforced"] += 1
+            self.counts[s.user_id][Count.REINFORCED] += 1
 
     # the cap
 
@@ -485,7 +559,7 @@ class ShardWriter:
             {"survivor": survivor.snapshot, "absorbed": [r.snapshot for r in absorbed]},
             {"survivor": after["snapshot"], "absorbed": [str(r.signal_id) for r in absorbed], "copied": copied},
         )])  # fmt: skip
-        self.counts[user_id]["merged"] += len(absorbed)
+        self.counts[user_id][Count.MERGED] += len(absorbed)
 
     async def demote(self, user_id: str, prov: Provenance, row: CoreRow, reason: str) -> None:
         """A core signal to contextual; `reason` says who decided (reconciler, cap_rule)."""
@@ -493,7 +567,7 @@ class ShardWriter:
         await self._events([
             (row.signal_id, user_id, "demote", "reconciler", prov, row.snapshot, {**after["snapshot"], "reason": reason})
         ])  # fmt: skip
-        self.counts[user_id]["demoted"] += 1
+        self.counts[user_id][Count.DEMOTED] += 1
 
     # the rest of the group's transaction
 
@@ -512,29 +586,20 @@ class ShardWriter:
             },
         )
         for row in written:
-            self.counts[row["user_id"]]["summarized_inline"] += 1
+            self.counts[row["user_id"]][Count.SUMMARIZED_INLINE] += 1
 
-    async def close_out(self, users: Sequence[UserClose]) -> None:
+    async def close_out(self, users: Sequence[UserOutcome]) -> None:
         """What needs no answer: the quarantined candidates, the rejected actions (redacted), the watermarks
         past every message read (released set-aside messages among them are read again) and the users'
         failures resolved."""
         run_id = str(self.run_id)
-        await copy_frame(self.conn, "ops.quarantine", frame("ops.quarantine", (
-            (run_id, u.user_id, redact(p.content), p.kind, p.tier,
-             _json([{"conversation_id": c.message.conversation_id, "message_id": c.message.message_id,
-                     "quote": redact(c.quote)} for c in p.evidence]),
-             redact(reason))
-            for u in users for p, reason in u.quarantine
-        )))  # fmt: skip
-        await copy_frame(self.conn, "ops.rejected_actions", frame("ops.rejected_actions", (
-            (run_id, u.user_id, r.stage, _json(redact_value(r.written)),
-             _json([{"conversation_id": m.conversation_id, "message_id": m.message_id} for m in r.cites]),
-             redact(r.reason), u.prov.prompt_version, u.prov.model)
-            for u in users for r in u.rejected
-        )))  # fmt: skip
+        quarantined = (_quarantined(run_id, u.user_id, p, why) for u in users for p, why in u.quarantine)
+        await copy_frame(self.conn, "ops.quarantine", frame("ops.quarantine", quarantined))
+        rejected = (_rejected(run_id, u, r) for u in users for r in u.rejected)
+        await copy_frame(self.conn, "ops.rejected_actions", frame("ops.rejected_actions", rejected))
         for u in users:
             if u.quarantine:
-                self.counts[u.user_id]["quarantined"] += len(u.quarantine)
+                self.counts[u.user_id][Count.QUARANTINED] += len(u.quarantine)
         last = [(u.user_id, m) for u in users for m in last_read(u.read)]
         if last:
             await self._rows(
@@ -554,15 +619,42 @@ class ShardWriter:
         )
 
 
-@dataclass(frozen=True)
-class UserClose:
-    """What close_out writes for one user."""
+def _quarantined(run_id: str, user_id: str, p: Proposal, reason: str) -> dict[str, Any]:
+    """An ops.quarantine row, its texts redacted."""
+    return {
+        "run_id": run_id,
+        "user_id": user_id,
+        "content": redact(p.content),
+        "kind": p.kind,
+        "tier": p.tier,
+        "evidence": _json(
+            [
+                {
+                    "conversation_id": c.message.conversation_id,
+                    "message_id": c.message.message_id,
+                    "quote": redact(c.quote),
+                }
+                for c in p.evidence
+            ]
+        ),
+        "reason": redact(reason),
+    }
 
-    user_id: str
-    prov: Provenance
-    quarantine: Sequence[tuple[Proposal, str]]
-    rejected: Sequence[Rejection]
-    read: Sequence[SourceMessage]
+
+def _rejected(run_id: str, outcome: UserOutcome, r: Rejection) -> dict[str, Any]:
+    """An ops.rejected_actions row, the action as written and the reason redacted."""
+    return {
+        "run_id": run_id,
+        "user_id": outcome.user_id,
+        "stage": r.stage,
+        "action": _json(redact_value(r.written)),
+        "messages": _json(
+            [{"conversation_id": m.conversation_id, "message_id": m.message_id} for m in r.cites]
+        ),
+        "reason": redact(r.reason),
+        "prompt_version": outcome.prov.prompt_version,
+        "model": outcome.prov.model,
+    }
 
 
 def _found(row: dict[str, Any], prefix: str) -> _Signal | None:
