@@ -83,7 +83,7 @@ async def measure(settings, users: list, modes: list[str]) -> dict:
     today = datetime.now(UTC).date()
     results = {}
     for mode in modes:
-        fmt = response_format(settings.model_copy(update={"structured_answers": mode}), "extract")
+        fmt = response_format(settings.replace(structured_answers=mode), "extract")
         answers = valid = readable = truncated = proposed = accepted = errors = 0
         seconds: list[float] = []
         for batch in users:

@@ -371,7 +371,7 @@ def test_summaries_go_in_a_batch_of_their_own_when_follow_ups_are_batched(new_da
         assert "summarize_requests_sent" not in again["batches"]
         server.finish(summary_batch)
         # collected whatever the mode is now: follow-ups switched back to direct while the batch was out
-        written = run(settings.model_copy(update={"batch_followups": "direct"}))
+        written = run(settings.replace(batch_followups="direct"))
     assert written["by_mode"]["batch"]["calls"] == stale and written["actions"]["summarized"] == stale
     assert "direct" not in written["by_mode"]  # nothing left to ask directly
     assert rows(url, "select count(*) from signals.stale_summaries") == [(0,)]
@@ -423,7 +423,7 @@ def test_the_budget_leaves_the_answers_it_cannot_pay_for_waiting_for_the_next_ru
         run(settings)
         (batch_id,) = list(server.batches)
         server.finish(batch_id)
-        first = run(settings.model_copy(update={"max_run_tokens": 1}))  # spent by the first answer
+        first = run(settings.replace(max_run_tokens=1))  # spent by the first answer
         assert first["batches"]["answers"] == 1 and first["skipped_users"]["budget"] == 3
         assert rows(url, "select status, count(*) from ops.batch_requests group by 1 order by 1") == [
             ("applied", 1),

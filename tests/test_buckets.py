@@ -445,7 +445,7 @@ def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, sett
     from agent_signals.store.migrate import check_current
 
     with pytest.raises(SchemaError, match="vector\\(256\\)") as caught:
-        check_current(conn, settings.model_copy(update={"embedding_dim": 128}))
+        check_current(conn, settings.replace(embedding_dim=128))
     assert "AGENT_SIGNALS_EMBEDDING_DIM" in caught.value.hint
 
 

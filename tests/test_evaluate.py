@@ -349,7 +349,7 @@ def test_replay_prints_the_difference_and_writes_nothing(settings, conn):
     before = conn.execute(SNAPSHOT).fetchone()
 
     window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
-    diff, usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
+    diff, usage = asyncio.run(replay(settings.replace(prompt_version="v2"), window))
     assert [c.content for c in diff.add] == ["Is on the payments team"]
     assert [s.content for s in diff.drop] == ["Collects stamps"]
     assert [(s.content, s.tier, c.tier) for s, c in diff.retier] == [
@@ -384,7 +384,7 @@ def test_replay_prints_a_fact_it_would_re_scope_or_give_another_validity(setting
     earlier = T0 - timedelta(days=30)
     conn.execute("update signals.signals set valid_from = %s where content = 'Is a data engineer'", [earlier])
     window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
-    diff, _usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
+    diff, _usage = asyncio.run(replay(settings.replace(prompt_version="v2"), window))
     assert [(s.content, scope(s), scope(c)) for s, c in diff.rescope] == [
         ("Owns the billing service", "agent scribe", "profile")
     ]
@@ -433,7 +433,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
     before, signals_before = row_counts(conn), conn.execute(SNAPSHOT).fetchone()
 
     window = Window(until=T0 + timedelta(days=1), since=T0 - timedelta(days=1), ignore_watermarks=True)
-    diff, usage = asyncio.run(replay(settings.model_copy(update={"prompt_version": "v2"}), window))
+    diff, usage = asyncio.run(replay(settings.replace(prompt_version="v2"), window))
     assert usage["users"] == 3 and usage["failures"] == 0  # fay's rejection recorded in the rolled-back run
     assert (diff.add, diff.drop, diff.change, diff.retier, diff.unchanged) == ([], [], [], [], 1)
     # cy's role applied afresh; the deleted ownership stated again and skipped as a run skips it; fay's rejected

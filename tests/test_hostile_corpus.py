@@ -265,7 +265,7 @@ def run_corpus(model: str, settings: Settings, items: list) -> dict:
     default offline model."""
     quick = {"retry_backoff_s": 0, "shards": 1}  # one quality-gate batch instead of four: a faster test
     if model == "offline":
-        return asyncio.run(extract_signals(kind="manual", settings=settings.model_copy(update=quick)))
+        return asyncio.run(extract_signals(kind="manual", settings=settings.replace(**quick)))
     statements = {item.text: item.signal for item in items if item.signal}
     with http_model.serve(http_model.fooled_by(statements)) as server:
         fooled = Settings(

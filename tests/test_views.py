@@ -28,7 +28,7 @@ SIGNAL_COLUMNS = (
 @pytest.fixture
 def vs(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """The test database's settings, with dbt's target/ and logs/ in a temporary folder of this session."""
-    return settings.model_copy(update={"data_dir": tmp_path_factory.getbasetemp() / "views-data"})
+    return settings.replace(data_dir=tmp_path_factory.getbasetemp() / "views-data")
 
 
 def inferred(
@@ -261,7 +261,7 @@ def _broken_project(vs: Settings, tmp_path: Path, edit) -> Settings:
     (root / "prompts").symlink_to(vs.project_dir / "prompts")
     shutil.copytree(vs.project_dir / "dbt", root / "dbt", ignore=shutil.ignore_patterns("target", "logs"))
     edit(root / "dbt")
-    return vs.model_copy(update={"project_dir": root, "data_dir": tmp_path / "data"})
+    return vs.replace(project_dir=root, data_dir=tmp_path / "data")
 
 
 def test_a_failing_build_raises_and_keeps_the_previous_views(conn, vs, tmp_path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -329,6 +329,15 @@ class Settings(BaseSettings):
         if value not in (*SIGNAL_LANGUAGES, ANY_LANGUAGE):
             raise ValueError(f"{value!r} is not one of {' '.join(SIGNAL_LANGUAGES)} or {ANY_LANGUAGE}")
         return value
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some settings changed, by their names, validated as the environment's values are
+        (model_copy(update=) validates nothing)."""
+        unknown = sorted(set(changes) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"not settings: {', '.join(unknown)}")
+        values = {name: getattr(self, name) for name in type(self).model_fields} | changes
+        return type(self).model_validate(values)
 
     @property
     def signal_language_name(self) -> str:

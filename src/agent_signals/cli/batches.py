@@ -125,7 +125,7 @@ def _cancel_at_provider(settings: Settings, found: FoundBatch) -> str:
     from agent_signals.adapters import llm
 
     assert found.provider_batch_id is not None  # recorded with `submitted` (batch_submitted.sql)
-    own = settings.model_copy(update={"model": found.model})
+    own = settings.replace(model=found.model)
     try:
         return asyncio.run(provider.cancel(own, found.provider_batch_id)).status
     except llm.ModelUnavailable as exc:

@@ -67,7 +67,7 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
         )
     results = []
     for version in versions or (settings.prompt_version,):
-        scored = settings.model_copy(update={"prompt_version": version})
+        scored = settings.replace(prompt_version=version)
         if record_dir or replay_dir:
             report, summary, used = _recorded(scored, dataset, record_dir, replay_dir)
         else:
@@ -119,9 +119,7 @@ def _recorded(settings: Settings, dataset, record_dir: Path | None, replay_dir: 
 
     root = (record_dir or replay_dir) / settings.prompt_version
     with recorded_model(root, replay=replay_dir is not None) as (recordings, server):
-        pointed = settings.model_copy(
-            update={"model": MODEL, "api_base": server.url, "api_key": SecretStr(API_KEY)}
-        )
+        pointed = settings.replace(model=MODEL, api_base=server.url, api_key=SecretStr(API_KEY))
         try:
             report, summary = evaluate.run(pointed, dataset)
         except AgentSignalsError:  # a prompt with no answer fails the run as a refused request does
@@ -209,7 +207,7 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     import json
 
     settings = settings_of(ctx)
-    candidate = settings.model_copy(update={"prompt_version": _version(settings, prompt_version)})
+    candidate = settings.replace(prompt_version=_version(settings, prompt_version))
     # the pipeline (litellm among it) only once the arguments are known to be good
     from agent_signals.core import windows
     from agent_signals.evaluation.replay import replay

@@ -337,9 +337,7 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
     data = ConversationsFile.model_validate({"conversations": dataset.conversations})
     with db.scratch_database(settings, "eval") as url:
         # always direct: eval scores what the model answers now, not what a later run would collect
-        scratch = settings.model_copy(
-            update={"database_url": url, "batch_mode": "off", **({"model": model} if model else {})}
-        )
+        scratch = settings.replace(database_url=url, batch_mode="off", **({"model": model} if model else {}))
         with db.connect(url, autocommit=True) as conn:
             store(conn, data)
         summary = run_flow(extract_signals(kind="manual", settings=scratch))  # explained errors said once

@@ -106,9 +106,7 @@ async def _apply_group(ctx: RunContext, group: list[UserOutcome]) -> None:
         # stays waiting: the next run applies it again (docs/batch.md)
         if o.batch_key is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
-                await batches.close_requests(
-                    conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id
-                )
+                await batches.close_requests(conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id)
 
 
 def _closing(ctx: RunContext, group: list[UserOutcome]) -> Finish | None:

@@ -49,7 +49,7 @@ def batch_aware(ctx: RunContext) -> bool:
 
 def asked_with(settings: Settings, model: str) -> Settings:
     """The settings a batch is reached with: its own model (the provider's batch lives there)."""
-    return settings if settings.model == model else settings.model_copy(update={"model": model})
+    return settings if settings.model == model else settings.replace(model=model)
 
 
 # a shard: split, submit, collect

@@ -160,7 +160,7 @@ def create_scratch(settings: Settings, prefix: str, *, template: str | None = No
     if not template:
         url = url_of(settings, name)
         with connect(url, autocommit=True) as conn:
-            migrate(conn, settings.model_copy(update={"database_url": url}))
+            migrate(conn, settings.replace(database_url=url))
     return name
 
 
