@@ -66,8 +66,8 @@ async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str,
 
     started = time.monotonic()
     response = await litellm.acompletion(
-        model=settings.model, messages=prompt, temperature=0, max_tokens=settings.max_answer_tokens,
-        num_retries=0, timeout=settings.timeout_s, **provider_kwargs(settings),
+        model=settings.model.name, messages=prompt, temperature=0, max_tokens=settings.model.max_answer_tokens,
+        num_retries=0, timeout=settings.model.timeout_s, **provider_kwargs(settings),
         **({"response_format": fmt} if fmt else {}),
     )  # fmt: skip
     choice = response.choices[0]

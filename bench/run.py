@@ -226,8 +226,8 @@ class ModelCalls:
             if not calls:
                 return None
             settings = calls[0][1]
-            providers.register_offline(settings, settings.offline_latency_ms / 1000)
-            slots = asyncio.Semaphore(settings.concurrency)
+            providers.register_offline(settings, settings.model.offline_latency_ms / 1000)
+            slots = asyncio.Semaphore(settings.run.concurrency)
 
             async def one(call: tuple) -> None:
                 async with slots:

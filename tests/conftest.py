@@ -29,7 +29,7 @@ hypothesis_settings.load_profile("agent-signals")
 
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in a pytest-xdist worker; unset otherwise
 if WORKER:
-    os.environ["AGENT_SIGNALS_DATA_DIR"] = str(Settings().data_dir / "workers" / WORKER)
+    os.environ["AGENT_SIGNALS_DATA_DIR"] = str(Settings().database.data_dir / "workers" / WORKER)
 apply_defaults(Settings())  # before litellm / prefect are imported by the test modules
 
 from agent_signals.store import db

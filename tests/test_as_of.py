@@ -18,7 +18,7 @@ import pytest
 from psycopg.types.json import Jsonb
 
 from agent_signals.adapters import dbt as views
-from agent_signals.config import Settings
+from agent_signals.config import RunSettings, Settings
 from agent_signals.core.decay import Decay
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
@@ -262,7 +262,7 @@ def test_a_user_with_nothing_active_has_the_empty_block_and_the_default_boost_is
     assert as_of(conn, "rk", DAY0 - timedelta(seconds=1)) == []
     assert as_of(conn, "rk", DAY0 + timedelta(days=1)) == [("## About this user", 0, 0, 0)]
     # a null mention_boost is signals.retention's default, which is the configuration's default
-    fields = Settings.model_fields
+    fields = RunSettings.model_fields
     decay = Decay(fields["decay_base_days"].default, fields["decay_mention_boost"].default, 0.05)
     at = DAY0 + timedelta(days=10)
     stored = conn.execute("select signals.retention(%s, 3, %s)", [DAY0, at]).fetchone()[0]

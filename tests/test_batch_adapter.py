@@ -94,7 +94,9 @@ def test_a_lines_body_is_what_a_direct_call_sends(model, family, monkeypatch):
 def test_a_line_has_no_response_format_when_the_prompt_alone_asks_for_json():
     line = batches.request_line(Settings(model=MODEL, structured_answers="none"), requests(1)[0])
     assert "response_format" not in line["body"]
-    assert line["body"]["max_tokens"] == Settings().max_answer_tokens and line["body"]["temperature"] == 0
+    assert (
+        line["body"]["max_tokens"] == Settings().model.max_answer_tokens and line["body"]["temperature"] == 0
+    )
 
 
 def test_a_batch_needs_requests_with_unique_ids():

@@ -107,7 +107,7 @@ def test_manual_untouched_cap_held_tombstones_stay_dead(database_url, settings, 
                 kind = "ownership" if text.startswith("Owns") else "communication"
                 proposals.append(
                     Proposal("update" if target else "create", text, normalize_content(text), tier, kind,
-                             (Cite(message, text),), target, tuple(embed(text, settings.embedding_dim)))
+                             (Cite(message, text),), target, tuple(embed(text, settings.model.embedding_dim)))
                 )  # fmt: skip
             asyncio.run(_apply(database_url, settings, user, proposals, messages, use_model))
         elif op[0] == "add":

@@ -301,7 +301,7 @@ def test_the_checks_read_the_run_users_only_and_a_failure_keeps_them_marked(conn
     load_conversations(conn, settings, conversation("bo-1", "bo", [("user", "I'm a chef")]))
     assert run(settings)["status"] == "succeeded"  # zz's rows were not read
     run_id = conn.execute("select run_id from ops.runs order by started_at desc limit 1").fetchone()[0]
-    everyone = quality.check_tables(settings, settings.database_url, run_id, everyone=True)
+    everyone = quality.check_tables(settings, settings.database.url, run_id, everyone=True)
     assert everyone.failed_critical == ["every inferred signal has evidence: 1 offending row(s)"]
 
     conn.execute(unjustified, ["bo"])  # marks bo dirty: the next run reads bo

@@ -36,7 +36,7 @@ def _free_port() -> int:
 def _start(args: list[str], env: dict, log: Path) -> subprocess.Popen:
     # own process group: the server's and the worker's children go down with them
     return subprocess.Popen(
-        args, env=env, cwd=Settings().project_dir, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        args, env=env, cwd=Settings().database.project_dir, stdout=log.open("w"), stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
 
@@ -55,7 +55,7 @@ def _cli(args: list[str], env: dict, timeout_s: float = 180) -> str:
     done = subprocess.run(
         [PREFECT, *args],
         env=env,
-        cwd=Settings().project_dir,
+        cwd=Settings().database.project_dir,
         capture_output=True,
         text=True,
         timeout=timeout_s,

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import click
 import pytest
+from pydantic.fields import FieldInfo
 
 from agent_signals.cli import cli
-from agent_signals.config import PROJECT_DIR, Settings
+from agent_signals.config import FIELDS, GROUPS, PROJECT_DIR, Settings, variable
 
 pytestmark = pytest.mark.unit
 
@@ -83,15 +84,20 @@ def commands(group: click.Group, prefix: str = "agent-signals"):
             yield from commands(command, path)
 
 
-def setting_variables() -> dict[str, str]:
-    """Each field of Settings by the variable that sets it (its alias, else env_prefix + its name)."""
-    prefix = Settings.model_config["env_prefix"]
+def setting_variables() -> dict[str, FieldInfo]:
+    """Each field of Settings' groups by the variable that sets it, in the order of config.FIELDS."""
     return {
-        (
-            field.validation_alias if isinstance(field.validation_alias, str) else f"{prefix}{name}".upper()
-        ): name
-        for name, field in Settings.model_fields.items()
+        variable(flat): Settings.model_fields[group].annotation.model_fields[field]
+        for flat, (group, field) in FIELDS.items()
     }
+
+
+def test_config_fields_names_every_field_of_every_group_once():
+    grouped = [
+        (group, field) for group in GROUPS for field in Settings.model_fields[group].annotation.model_fields
+    ]
+    assert sorted(FIELDS.values()) == sorted(grouped) and len(set(FIELDS.values())) == len(FIELDS)
+    assert list(Settings.model_fields) == list(GROUPS)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
@@ -203,11 +209,18 @@ def test_the_configuration_table_is_every_setting_in_order():
     )
 
 
+def test_the_configuration_tables_name_each_settings_group_and_field():
+    documented = re.findall(
+        r"^\| `([A-Z][A-Z0-9_]*)` \| [^|]*? \| `(\w+)\.(\w+)` \|", CONFIGURATION.read_text(), re.M
+    )
+    assert documented == [(variable(flat), *where) for flat, where in FIELDS.items()]
+
+
 def test_the_configuration_table_says_each_default():
-    fields = {variable: Settings.model_fields[name] for variable, name in setting_variables().items()}
+    fields = setting_variables()
     wrong = []
-    for variable, cell in _rows(CONFIGURATION):
-        default = fields[variable].default
+    for name, cell in _rows(CONFIGURATION):
+        default = fields[name].default
         value = (
             cell.strip("`") if cell.count("`") == 2 and cell.startswith("`") and cell.endswith("`") else None
         )
@@ -225,7 +238,7 @@ def test_the_configuration_table_says_each_default():
         else:
             ok = value == str(default)
         if not ok:
-            wrong.append(f"{variable}: documented {cell!r}, default {default!r}")
+            wrong.append(f"{name}: documented {cell!r}, default {default!r}")
     assert not wrong, f"docs/configuration.md has wrong defaults: {wrong}"
 
 
@@ -312,7 +325,7 @@ def _first_version_asking(field: str) -> str:
 
 
 def test_what_scopes_and_validity_need_names_the_prompts_that_ask_and_the_default():
-    default = Settings.model_fields["prompt_version"].default
+    default = Settings.model_fields["model"].default.prompt_version
     scopes = _paragraph(PIPELINE, "**What an agent's signal needs.**")
     time = _paragraph(PIPELINE, "**What a fact's time needs.**")
     assert f"`extract/{_first_version_asking('scope')}` or later. The default, {default}, does" in scopes

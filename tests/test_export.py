@@ -87,7 +87,7 @@ def test_each_view_read_back_from_parquet_is_the_view_in_batches_or_not(
     conn, settings, tmp_path, monkeypatch
 ):
     built(conn, settings)
-    with psycopg.connect(settings.database_url, autocommit=True) as export_conn:
+    with psycopg.connect(settings.database.url, autocommit=True) as export_conn:
         whole = parquet.export_views(export_conn, settings, export.VIEWS, tmp_path / "whole")
         monkeypatch.setattr(export, "BATCH_ROWS", 7)
         sizes: list[int] = []

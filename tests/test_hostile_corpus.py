@@ -269,7 +269,7 @@ def run_corpus(model: str, settings: Settings, items: list) -> dict:
     statements = {item.text: item.signal for item in items if item.signal}
     with http_model.serve(http_model.fooled_by(statements)) as server:
         fooled = Settings(
-            **(server.settings(model="openai/fooled") | quick), database_url=settings.database_url
+            **(server.settings(model="openai/fooled") | quick), database_url=settings.database.url
         )
         summary = asyncio.run(extract_signals(kind="manual", settings=fooled))
     extractions = sum(1 for _path, body in server.requests if "<messages>" in body["messages"][-1]["content"])

@@ -168,7 +168,7 @@ def test_extra_headers_that_are_not_a_json_object_of_headers_are_refused_by_name
 @pytest.mark.unit
 def test_unset_provider_settings_send_nothing_of_their_own():
     assert providers.provider_kwargs(Settings()) == {}
-    assert Settings(extra_headers="").extra_headers is None
+    assert Settings(extra_headers="").model.extra_headers is None
 
 
 # ---------------------------------------------------------------------------------------------------

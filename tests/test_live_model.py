@@ -151,7 +151,7 @@ def test_every_answer_of_a_real_model_is_applied_or_recorded_and_nothing_invalid
               or not exists (select 1 from signals.events e where e.signal_id = s.signal_id
                              and e.action = 'create' and e.run_id = %s)
               or not exists (select 1 from signals.evidence e where e.signal_id = s.signal_id)""",
-        [list(settings.kinds), CONTENT_MAX_CHARS, run_id],
+        [list(settings.run.kinds), CONTENT_MAX_CHARS, run_id],
     ).fetchall()
     assert bad == []
     assert uncited_evidence(conn) == []

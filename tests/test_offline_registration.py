@@ -53,7 +53,7 @@ def test_a_configured_offline_model_is_registered_and_answers():
     assert contents == ["Is a data engineer", "Is on the payments team"]
     assert completion.prompt_tokens > 0 and completion.cost_usd == 0.0
     vectors = asyncio.run(llm.embed(["Works as a data engineer"], settings)).vectors
-    assert len(vectors) == 1 and len(vectors[0]) == settings.embedding_dim
+    assert len(vectors) == 1 and len(vectors[0]) == settings.model.embedding_dim
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,7 @@ def backfill(url: str, **kwargs) -> dict:
 def test_the_deployments_are_what_deploy_prefect_yaml_declares():
     from agent_signals.flows.deployments import build
 
-    spec = yaml.safe_load((Settings().project_dir / "deploy" / "prefect.yaml").read_text())
+    spec = yaml.safe_load((Settings().database.project_dir / "deploy" / "prefect.yaml").read_text())
     deployments = {d["name"]: d for d in spec["deployments"]}
     scheduled, backfills = deployments["scheduled"], deployments["backfill"]
     assert scheduled["entrypoint"] == "src/agent_signals/flows/extract.py:extract_signals"

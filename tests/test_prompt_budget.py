@@ -41,7 +41,7 @@ def test_no_prompt_exceeds_the_budget_and_a_cut_message_is_recorded_and_still_re
     )
     summary = asyncio.run(extract_signals(kind="manual", settings=settings))
 
-    budget = settings.max_prompt_tokens
+    budget = settings.model.max_prompt_tokens
     sizes = [litellm.token_counter(model=SCRIPTED_MODEL, messages=p) for p in scripted.extraction_calls]
     assert sizes and max(sizes) <= budget, sizes
     assert summary["actions"]["messages_cut"] == 2 and summary["failures"] == 0

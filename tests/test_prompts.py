@@ -148,10 +148,10 @@ def test_the_version_is_the_hash_of_the_templates(tmp_path):
     same, edited = tmp_path / "same", tmp_path / "edited"
     for copy in (same, edited):
         shutil.copytree(Settings().prompts_dir, copy / "prompts")
-    system = edited / "prompts" / "extract" / f"{Settings().prompt_version}.system.j2"
+    system = edited / "prompts" / "extract" / f"{Settings().model.prompt_version}.system.j2"
     system.write_text(system.read_text() + "\nBe brief.\n")
     original = prompt_set(Settings(), "extract").version
-    assert original.startswith(f"extract/{Settings().prompt_version}@")
+    assert original.startswith(f"extract/{Settings().model.prompt_version}@")
     assert prompt_set(Settings(project_dir=same), "extract").version == original
     assert prompt_set(Settings(project_dir=edited), "extract").version != original
 

@@ -144,7 +144,7 @@ def own_server(tmp_path):
     url = db.database_url(settings)  # starts it
     with psycopg.connect(url, autocommit=True) as conn:
         migrate(conn, settings)
-    server = pgserver.get_server(settings.data_dir / "pgdata", cleanup_mode=None)
+    server = pgserver.get_server(settings.database.data_dir / "pgdata", cleanup_mode=None)
     yield settings, server
     pgserver.pg_ctl(["-w", "stop", "-m", "fast"], pgdata=server.pgdata, user=server.system_user)
 
@@ -173,7 +173,7 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
 
     with http_model.serve(respond) as model:
         env = environment(model, prefect_api, AGENT_SIGNALS_SHARD_SIZE="4",
-                          AGENT_SIGNALS_DATA_DIR=str(settings.data_dir))  # fmt: skip
+                          AGENT_SIGNALS_DATA_DIR=str(settings.database.data_dir))  # fmt: skip
         started = time.monotonic()
         done = subprocess.run([*CLI, "run"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
         seconds = time.monotonic() - started
@@ -196,7 +196,7 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
 
     with http_model.serve(lambda _path, _body: NOTHING) as model:
         rest = subprocess.run([*CLI, "run"], env=environment(model, prefect_api, AGENT_SIGNALS_DATA_DIR=str(
-            settings.data_dir)), cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
+            settings.database.data_dir)), cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
     assert rest.returncode == 0, rest.stderr[-3000:]
     with psycopg.connect(db.database_url(settings), autocommit=True) as conn:
         assert conn.execute(ROW).fetchone()[:3] == ("succeeded", None, 4)

@@ -230,7 +230,7 @@ def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
         return  # nothing is written for that user
     kept = screen(validated.proposals, batch.known, keep_special=False).proposals  # each action on its own
     for proposal in kept:
-        assert proposal.kind in Settings().kinds and proposal.tier in ("core", "contextual")
+        assert proposal.kind in Settings().run.kinds and proposal.tier in ("core", "contextual")
         assert 0 < len(proposal.content) <= 200 and not re.search(r"[\x00-\x1f]", proposal.content)
         assert proposal.target is None or proposal.target.origin == "inferred"
         for cite in proposal.evidence:

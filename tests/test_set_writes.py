@@ -91,10 +91,10 @@ def test_a_database_error_that_persists_is_never_counted_against_the_user(conn, 
     for user in ("u4", "u5"):
         load_conversations(conn, settings, conversation(f"c-{user}", user, [("user", "I'm a pilot")]))
     conn.execute(REFUSE_U5)
-    for _ in range(settings.failing_user_attempts + 1):
+    for _ in range(settings.run.failing_user_attempts + 1):
         assert run(settings)["failures"] == 1
     failures = conn.execute("select stage, counted, retry_after from ops.failures where user_id = 'u5'")
-    assert failures.fetchall() == [("apply", False, None)] * (settings.failing_user_attempts + 1)
+    assert failures.fetchall() == [("apply", False, None)] * (settings.run.failing_user_attempts + 1)
     assert conn.execute("select count(*) from ops.set_aside").fetchone()[0] == 0
 
     conn.execute(ALLOW_U5)

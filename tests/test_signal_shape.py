@@ -133,7 +133,7 @@ def test_a_summary_may_name_the_user_and_the_language_is_the_configured_one():
 
 
 def test_the_signal_language_is_checked_when_settings_load_and_named_in_the_prompts(monkeypatch):
-    assert Settings(signal_language="sv").signal_language_name == "Swedish"
+    assert Settings(signal_language="sv").screening.signal_language_name == "Swedish"
     monkeypatch.setenv("AGENT_SIGNALS_SIGNAL_LANGUAGE", "klingon")
     with pytest.raises(SettingsError, match="AGENT_SIGNALS_SIGNAL_LANGUAGE"):
         load_settings()

@@ -57,7 +57,7 @@ def sent_format(server: http_model.HttpModel) -> dict | None:
 
 
 def schema_file(settings: Settings, family: str, version: str | None = None) -> dict:
-    version = version or (settings.prompt_version if family == "extract" else FAMILY_VERSIONS[family])
+    version = version or (settings.model.prompt_version if family == "extract" else FAMILY_VERSIONS[family])
     return json.loads((settings.prompts_dir / family / f"{version}.schema.json").read_text())
 
 
@@ -249,7 +249,7 @@ def test_cut_fenced_and_malformed_answers_over_http_and_the_mode_recorded(conn, 
                        conversation("c2", "fred", [("user", "I'm a pilot")]),
                        conversation("c3", "mal", [("user", "I teach maths")]))  # fmt: skip
     server, over_http = serve_model(
-        first_run, database_url=settings.database_url, summaries=False, failing_user_backoff_s=0
+        first_run, database_url=settings.database.url, summaries=False, failing_user_backoff_s=0
     )
     first = asyncio.run(extract_signals(kind="manual", settings=over_http))
     assert first["answer_mode"] == "json_object" and first["actions"] == {"created": 1}

@@ -258,8 +258,10 @@ def _broken_project(vs: Settings, tmp_path: Path, edit) -> Settings:
     """A copy of the project whose dbt/ is edited by `edit`; prompts/ is the real one."""
     root = tmp_path / "project"
     root.mkdir(parents=True)
-    (root / "prompts").symlink_to(vs.project_dir / "prompts")
-    shutil.copytree(vs.project_dir / "dbt", root / "dbt", ignore=shutil.ignore_patterns("target", "logs"))
+    (root / "prompts").symlink_to(vs.database.project_dir / "prompts")
+    shutil.copytree(
+        vs.database.project_dir / "dbt", root / "dbt", ignore=shutil.ignore_patterns("target", "logs")
+    )
     edit(root / "dbt")
     return vs.replace(project_dir=root, data_dir=tmp_path / "data")
 

@@ -1,19 +1,31 @@
 """Settings, built once at run time from the environment (prefix ``AGENT_SIGNALS_``) and passed down.
 
-Nothing in the package reads the environment anywhere else. The secrets (database_url, api_key,
-extra_headers) are left out of every serialised form (model_dump, JSON, repr): a flow's settings parameter
-is stored among its flow run's parameters in Prefect's API without them.
+Nothing in the package reads the environment anywhere else. The settings are six groups (model, database,
+run, batch, screening, schedule) read as `settings.model.name`; the variables and the keywords of
+`Settings(...)` keep their flat names, routed to their group by FIELDS. The secrets (database.url,
+model.api_key, model.extra_headers) are left out of every serialised form (model_dump, JSON, repr): a flow's
+settings parameter is stored among its flow run's parameters in Prefect's API without them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from agent_signals import setting_checks
 from agent_signals.errors import SettingsError
@@ -45,27 +57,16 @@ OFFLINE_EMBEDDING_MODEL = f"{OFFLINE_PROVIDER}/hash-256"
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="AGENT_SIGNALS_", extra="ignore", frozen=True, populate_by_name=True
-    )
+class _Group(BaseModel):
+    """A group of settings: frozen as Settings is, and no field it does not declare."""
 
-    database_url: str | None = Field(
-        default=None,
-        validation_alias="DATABASE_URL",
-        exclude=True,
-        repr=False,
-        description="PostgreSQL URL. Unset: an embedded PostgreSQL (pgserver) under data_dir.",
-    )
-    data_dir: Path = Field(
-        default=PROJECT_DIR / ".agent-signals",
-        description="Folder of the embedded PostgreSQL's data (git-ignored).",
-    )
-    database_name: str = Field(default="agent_signals", description="Database used on the embedded server.")
-    project_dir: Path = Field(
-        default=PROJECT_DIR, description="Folder holding prompts/ and dbt/ (the SQL is package data)."
-    )
-    model: str = Field(default=OFFLINE_MODEL, description="litellm model string used for extraction.")
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModelSettings(_Group):
+    """The chat and embedding models: which, where, how they are asked, and how fast."""
+
+    name: str = Field(default=OFFLINE_MODEL, description="litellm model string used for extraction.")
     api_base: str | None = Field(
         default=None,
         description="API base of the chat and embedding models' provider (e.g. http://127.0.0.1:8080/v1); "
@@ -78,7 +79,7 @@ class Settings(BaseSettings):
         description="API key sent to the chat and embedding models' provider (never logged); unset: the "
         "provider's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).",
     )
-    extra_headers: Annotated[dict[str, str] | None, NoDecode] = Field(
+    extra_headers: dict[str, str] | None = Field(
         default=None,
         exclude=True,
         repr=False,
@@ -95,7 +96,6 @@ class Settings(BaseSettings):
         description="Version of the extraction prompt (prompts/extract/<version>.*); a new prompt is a new "
         "version, tried with `agent-signals replay` before it is promoted here.",
     )
-    concurrency: int = Field(default=8, ge=1, le=256, description="Users extracted at the same time.")
     max_retries: int = Field(default=3, ge=0, le=10, description="Retries of a model call that failed.")
     retry_backoff_s: float = Field(default=1.0, ge=0, description="First retry delay; doubles each retry.")
     timeout_s: float = Field(default=60.0, gt=0, description="Timeout of one model call.")
@@ -121,6 +121,69 @@ class Settings(BaseSettings):
         "response schema, else json_object where it supports response_format, else none. Each run records "
         "the mode it used (ops.runs.answer_mode).",
     )
+    offline_latency_ms: float = Field(
+        default=0.0,
+        ge=0,
+        description="Simulated latency of each offline model call (benchmarks, fault tests).",
+    )
+    embedding_model: str = Field(
+        default=OFFLINE_EMBEDDING_MODEL,
+        description="litellm embedding model; offline/hash-<dim> is the built-in deterministic one.",
+    )
+    embedding_dim: int = Field(
+        default=256, ge=2, le=16000, description="Dimension of signals.signals.embedding (checked at start)."
+    )
+    requests_per_minute: int | None = Field(default=None, ge=1, description="Model calls per minute at most.")
+    tokens_per_minute: int | None = Field(default=None, ge=1, description="Prompt tokens per minute at most.")
+    prefect_rate_limit: str | None = Field(
+        default=None,
+        description="Name of a Prefect global concurrency limit (with slot decay) every model call occupies "
+        "one slot of: one request rate across all workers.",
+    )
+
+    @field_validator("extra_headers", mode="before")
+    @classmethod
+    def _parse_headers(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip() else None
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not JSON ({exc.msg} at character {exc.pos})") from None
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ValueError(f"must be a JSON object of header names to values, got a {type(value).__name__}")
+        for name, header in value.items():
+            if not _HEADER_NAME.match(name):
+                raise ValueError(f"{name!r} is not an HTTP header name")
+            if not isinstance(header, str) or any(c in header for c in "\r\n\0"):
+                raise ValueError(f"the value of {name} must be a string on one line")
+        return value
+
+
+class DatabaseSettings(_Group):
+    """Where the data and the project's files are: the database, the embedded server's folder, prompts/ and dbt/."""
+
+    url: str | None = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="PostgreSQL URL. Unset: an embedded PostgreSQL (pgserver) under data_dir.",
+    )
+    data_dir: Path = Field(
+        default=PROJECT_DIR / ".agent-signals",
+        description="Folder of the embedded PostgreSQL's data (git-ignored).",
+    )
+    name: str = Field(default="agent_signals", description="Database used on the embedded server.")
+    project_dir: Path = Field(
+        default=PROJECT_DIR, description="Folder holding prompts/ and dbt/ (the SQL is package data)."
+    )
+
+
+class RunSettings(_Group):
+    """What a run extracts and keeps, how much it may spend, and how its users are spread over shards and workers."""
+
+    concurrency: int = Field(default=8, ge=1, le=256, description="Users extracted at the same time.")
     failing_user_attempts: int = Field(
         default=3,
         ge=1,
@@ -138,28 +201,8 @@ class Settings(BaseSettings):
     failing_user_backoff_max_s: float = Field(
         default=24 * 3600.0, ge=0, description="The longest wait between two attempts of a failing user."
     )
-    kinds: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=DEFAULT_KINDS, description="The closed set of signal kinds."
-    )
-    offline_latency_ms: float = Field(
-        default=0.0,
-        ge=0,
-        description="Simulated latency of each offline model call (benchmarks, fault tests).",
-    )
-    embedding_model: str = Field(
-        default=OFFLINE_EMBEDDING_MODEL,
-        description="litellm embedding model; offline/hash-<dim> is the built-in deterministic one.",
-    )
-    embedding_dim: int = Field(
-        default=256, ge=2, le=16000, description="Dimension of signals.signals.embedding (checked at start)."
-    )
-    near_duplicate_similarity: float = Field(
-        default=0.9,
-        gt=0,
-        le=1,
-        description="Cosine similarity above which a new signal is a re-statement of an existing one.",
-    )
-    exclusive_kinds: Annotated[tuple[str, ...], NoDecode] = Field(
+    kinds: tuple[str, ...] = Field(default=DEFAULT_KINDS, description="The closed set of signal kinds.")
+    exclusive_kinds: tuple[str, ...] = Field(
         default=("role", "team"),
         description="Kinds where the user's own signal excludes any inferred one (the user's word wins).",
     )
@@ -178,29 +221,6 @@ class Settings(BaseSettings):
     summaries: bool = Field(
         default=True, description="Rebuild per-user summaries (one model call per changed user)."
     )
-    signal_language: str = Field(
-        default="en",
-        description="The language signals, summaries and merged signals are written in (ISO 639-1): the "
-        "prompts ask for it, and a model's text in another language or script is held for review, never "
-        "written where agents read (core/signal_shape.py). One of the Latin-script languages the check "
-        "tells apart: ca cs da de en es fi fil fr hu id is it lt lv ms nb nl pl pt ro sh sk sl sv tr vi. "
-        "The checks of grammar (person, requests, imperatives) are English ones. `any`: signals in the language "
-        "each user writes in, with no language check (weaker: other languages meet only the phrase tables).",
-    )
-    special_categories: Literal["skip", "keep"] = Field(
-        default="skip",
-        description="Inferred candidates stating a special category of personal data (GDPR Art. 9: health, "
-        "religion, sexual orientation, ...; criminal records, Art. 10): `skip` (not written, counted as "
-        "skipped_special, such clauses redacted from evidence quotes) or `keep` (written as any other fact: "
-        "only for a deployment with a lawful basis to process them). The user's own signals may hold anything.",
-    )
-    review: Literal["hold", "reject"] = Field(
-        default="hold",
-        description="Candidates screening holds for review (what no deterministic check can decide: one citing "
-        "a message that hides text, ...): `hold` (stored as signals of status pending, out of every view, "
-        "summary and count until `agent-signals review approve` or signals.review_approve makes them active) "
-        "or `reject` (not written, recorded in ops.rejected_actions and counted as skipped_review).",
-    )
     max_run_tokens: int | None = Field(
         default=None,
         ge=1,
@@ -208,15 +228,6 @@ class Settings(BaseSettings):
     )
     max_run_cost_usd: float | None = Field(
         default=None, gt=0, description="Budget of one run in USD (litellm's cost tracking); unset: none."
-    )
-    requests_per_minute: int | None = Field(default=None, ge=1, description="Model calls per minute at most.")
-    tokens_per_minute: int | None = Field(default=None, ge=1, description="Prompt tokens per minute at most.")
-    schedule_cron: str | None = Field(
-        default=None,
-        description="Cron of the scheduled deployment for `serve` (unset: deploy/prefect.yaml's).",
-    )
-    schedule_timezone: str | None = Field(
-        default=None, description="Timezone of that cron (unset: deploy/prefect.yaml's)."
     )
     shards: int = Field(
         default=4, ge=1, le=4096, description="Stable-hash buckets users are sharded into (unit of work)."
@@ -246,65 +257,6 @@ class Settings(BaseSettings):
         default=None, description="Dask scheduler address for runner=dask; unset: a local cluster."
     )
     dask_workers: int = Field(default=2, ge=1, description="Worker processes of that local Dask cluster.")
-    prefect_rate_limit: str | None = Field(
-        default=None,
-        description="Name of a Prefect global concurrency limit (with slot decay) every model call occupies "
-        "one slot of: one request rate across all workers.",
-    )
-
-    batch_mode: Literal["off", "provider"] = Field(
-        default="off",
-        description="`provider`: a scheduled or manual run sends its users' extraction prompts as one provider "
-        "batch per shard (litellm's files and batches API, about half the price) and a later run applies "
-        "the answers; `off`: every call is made directly. Backfills, replays and eval always call directly.",
-    )
-    batch_wait_s: float = Field(
-        default=0.0,
-        ge=0,
-        description="How long a run waits for the batches it submitted before leaving them to the next run "
-        "(0: it does not wait).",
-    )
-    batch_poll_s: float = Field(
-        default=30.0, gt=0, description="Seconds between two looks at a batch a run waits for."
-    )
-    batch_warn_age_s: float = Field(
-        default=26 * 3600.0,
-        gt=0,
-        description="A batch still out after this long is a warning in the run's report (providers answer "
-        "within 24 hours or expire the batch).",
-    )
-    batch_followups: Literal["direct", "batch"] = Field(
-        default="direct",
-        description="The summary calls of a batch-mode run: `direct` (made by the run that applies the "
-        "answers) or `batch` (sent in a batch of their own, applied by a later run). Reconciliation past the "
-        "core cap is always a direct call: the user's write waits on it.",
-    )
-    batch_discount: float = Field(
-        default=0.5,
-        gt=0,
-        le=1,
-        description="The share of the direct price a batch answer costs where litellm's price map has no "
-        "batch price for the model.",
-    )
-
-    @field_validator("extra_headers", mode="before")
-    @classmethod
-    def _parse_headers(cls, value: object) -> object:
-        if isinstance(value, str):
-            try:
-                value = json.loads(value) if value.strip() else None
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"not JSON ({exc.msg} at character {exc.pos})") from None
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            raise ValueError(f"must be a JSON object of header names to values, got a {type(value).__name__}")
-        for name, header in value.items():
-            if not _HEADER_NAME.match(name):
-                raise ValueError(f"{name!r} is not an HTTP header name")
-            if not isinstance(header, str) or any(c in header for c in "\r\n\0"):
-                raise ValueError(f"the value of {name} must be a string on one line")
-        return value
 
     @field_validator("kinds", "exclusive_kinds", mode="before")
     @classmethod
@@ -323,21 +275,85 @@ class Settings(BaseSettings):
             raise ValueError(f"kinds must be lower-case identifiers, got {bad}")
         return value
 
+
+class BatchSettings(_Group):
+    """The provider's batch API: whether a run uses it, how long it waits, and how its answers are priced."""
+
+    mode: Literal["off", "provider"] = Field(
+        default="off",
+        description="`provider`: a scheduled or manual run sends its users' extraction prompts as one provider "
+        "batch per shard (litellm's files and batches API, about half the price) and a later run applies "
+        "the answers; `off`: every call is made directly. Backfills, replays and eval always call directly.",
+    )
+    wait_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="How long a run waits for the batches it submitted before leaving them to the next run "
+        "(0: it does not wait).",
+    )
+    poll_s: float = Field(
+        default=30.0, gt=0, description="Seconds between two looks at a batch a run waits for."
+    )
+    warn_age_s: float = Field(
+        default=26 * 3600.0,
+        gt=0,
+        description="A batch still out after this long is a warning in the run's report (providers answer "
+        "within 24 hours or expire the batch).",
+    )
+    followups: Literal["direct", "batch"] = Field(
+        default="direct",
+        description="The summary calls of a batch-mode run: `direct` (made by the run that applies the "
+        "answers) or `batch` (sent in a batch of their own, applied by a later run). Reconciliation past the "
+        "core cap is always a direct call: the user's write waits on it.",
+    )
+    discount: float = Field(
+        default=0.5,
+        gt=0,
+        le=1,
+        description="The share of the direct price a batch answer costs where litellm's price map has no "
+        "batch price for the model.",
+    )
+
+
+class ScreeningSettings(_Group):
+    """What screening lets through to where agents read: the language, special categories, held candidates, restatements."""
+
+    signal_language: str = Field(
+        default="en",
+        description="The language signals, summaries and merged signals are written in (ISO 639-1): the "
+        "prompts ask for it, and a model's text in another language or script is held for review, never "
+        "written where agents read (core/signal_shape.py). One of the Latin-script languages the check "
+        "tells apart: ca cs da de en es fi fil fr hu id is it lt lv ms nb nl pl pt ro sh sk sl sv tr vi. "
+        "The checks of grammar (person, requests, imperatives) are English ones. `any`: signals in the language "
+        "each user writes in, with no language check (weaker: other languages meet only the phrase tables).",
+    )
+    special_categories: Literal["skip", "keep"] = Field(
+        default="skip",
+        description="Inferred candidates stating a special category of personal data (GDPR Art. 9: health, "
+        "religion, sexual orientation, ...; criminal records, Art. 10): `skip` (not written, counted as "
+        "skipped_special, such clauses redacted from evidence quotes) or `keep` (written as any other fact: "
+        "only for a deployment with a lawful basis to process them). The user's own signals may hold anything.",
+    )
+    review: Literal["hold", "reject"] = Field(
+        default="hold",
+        description="Candidates screening holds for review (what no deterministic check can decide: one citing "
+        "a message that hides text, ...): `hold` (stored as signals of status pending, out of every view, "
+        "summary and count until `agent-signals review approve` or signals.review_approve makes them active) "
+        "or `reject` (not written, recorded in ops.rejected_actions and counted as skipped_review).",
+    )
+    near_duplicate_similarity: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="Cosine similarity above which a new signal is a re-statement of an existing one.",
+    )
+
     @field_validator("signal_language")
     @classmethod
     def _check_signal_language(cls, value: str) -> str:
         if value not in (*SIGNAL_LANGUAGES, ANY_LANGUAGE):
             raise ValueError(f"{value!r} is not one of {' '.join(SIGNAL_LANGUAGES)} or {ANY_LANGUAGE}")
         return value
-
-    def replace(self, **changes: Any) -> Settings:
-        """A copy with some settings changed, by their names, validated as the environment's values are
-        (model_copy(update=) validates nothing)."""
-        unknown = sorted(set(changes) - set(type(self).model_fields))
-        if unknown:
-            raise TypeError(f"not settings: {', '.join(unknown)}")
-        values = {name: getattr(self, name) for name in type(self).model_fields} | changes
-        return type(self).model_validate(values)
 
     @property
     def signal_language_name(self) -> str:
@@ -348,9 +364,166 @@ class Settings(BaseSettings):
             return "the language the user writes in"
         return Locale.parse(self.signal_language).get_display_name("en") or self.signal_language
 
+
+class ScheduleSettings(_Group):
+    """The schedule `serve` gives the scheduled deployment."""
+
+    cron: str | None = Field(
+        default=None,
+        description="Cron of the scheduled deployment for `serve` (unset: deploy/prefect.yaml's).",
+    )
+    timezone: str | None = Field(
+        default=None, description="Timezone of that cron (unset: deploy/prefect.yaml's)."
+    )
+
+
+# Each setting by its flat name (its variable without the prefix, lower case: the keyword `Settings(...)` and
+# `Settings.replace(...)` take), with the group and the field that hold it. The one table of the names.
+FIELDS: dict[str, tuple[str, str]] = {
+    "model": ("model", "name"),
+    "api_base": ("model", "api_base"),
+    "api_key": ("model", "api_key"),
+    "extra_headers": ("model", "extra_headers"),
+    "retry_after_max_s": ("model", "retry_after_max_s"),
+    "prompt_version": ("model", "prompt_version"),
+    "max_retries": ("model", "max_retries"),
+    "retry_backoff_s": ("model", "retry_backoff_s"),
+    "timeout_s": ("model", "timeout_s"),
+    "max_prompt_tokens": ("model", "max_prompt_tokens"),
+    "max_answer_tokens": ("model", "max_answer_tokens"),
+    "structured_answers": ("model", "structured_answers"),
+    "offline_latency_ms": ("model", "offline_latency_ms"),
+    "embedding_model": ("model", "embedding_model"),
+    "embedding_dim": ("model", "embedding_dim"),
+    "requests_per_minute": ("model", "requests_per_minute"),
+    "tokens_per_minute": ("model", "tokens_per_minute"),
+    "prefect_rate_limit": ("model", "prefect_rate_limit"),
+    "database_url": ("database", "url"),
+    "data_dir": ("database", "data_dir"),
+    "database_name": ("database", "name"),
+    "project_dir": ("database", "project_dir"),
+    "concurrency": ("run", "concurrency"),
+    "failing_user_attempts": ("run", "failing_user_attempts"),
+    "failing_user_backoff_s": ("run", "failing_user_backoff_s"),
+    "failing_user_backoff_max_s": ("run", "failing_user_backoff_max_s"),
+    "kinds": ("run", "kinds"),
+    "exclusive_kinds": ("run", "exclusive_kinds"),
+    "decay_base_days": ("run", "decay_base_days"),
+    "decay_mention_boost": ("run", "decay_mention_boost"),
+    "archive_below": ("run", "archive_below"),
+    "summaries": ("run", "summaries"),
+    "max_run_tokens": ("run", "max_run_tokens"),
+    "max_run_cost_usd": ("run", "max_run_cost_usd"),
+    "shards": ("run", "shards"),
+    "shard_size": ("run", "shard_size"),
+    "shards_in_flight": ("run", "shards_in_flight"),
+    "runner": ("run", "runner"),
+    "shard_deployment": ("run", "shard_deployment"),
+    "shard_run_timeout_s": ("run", "shard_run_timeout_s"),
+    "dask_address": ("run", "dask_address"),
+    "dask_workers": ("run", "dask_workers"),
+    "batch_mode": ("batch", "mode"),
+    "batch_wait_s": ("batch", "wait_s"),
+    "batch_poll_s": ("batch", "poll_s"),
+    "batch_warn_age_s": ("batch", "warn_age_s"),
+    "batch_followups": ("batch", "followups"),
+    "batch_discount": ("batch", "discount"),
+    "signal_language": ("screening", "signal_language"),
+    "special_categories": ("screening", "special_categories"),
+    "review": ("screening", "review"),
+    "near_duplicate_similarity": ("screening", "near_duplicate_similarity"),
+    "schedule_cron": ("schedule", "cron"),
+    "schedule_timezone": ("schedule", "timezone"),
+}
+GROUPS = ("model", "database", "run", "batch", "screening", "schedule")
+# a variable other than AGENT_SIGNALS_<NAME>
+_OWN_VARIABLES = {"database_url": "DATABASE_URL"}
+_FLAT_OF = {where: flat for flat, where in FIELDS.items()}
+
+
+def variable(flat: str) -> str:
+    """The environment variable that sets the setting of this flat name."""
+    return _OWN_VARIABLES.get(flat) or f"AGENT_SIGNALS_{flat.upper()}"
+
+
+def variable_of(group: str, field: str) -> str:
+    """The environment variable that sets `settings.<group>.<field>`."""
+    return variable(_FLAT_OF[(group, field)])
+
+
+class _FlatEnvironment(PydanticBaseSettingsSource):
+    """The variables of FIELDS, read under their flat names (not pydantic-settings' AGENT_SIGNALS_MODEL__NAME),
+    as they are (each field's validation parses them), names matched regardless of case."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        environ = {name.lower(): value for name, value in os.environ.items()}
+        return {flat: environ[variable(flat).lower()] for flat in FIELDS if variable(flat).lower() in environ}
+
+
+class Settings(BaseSettings):
+    """Every setting, in groups. Built from the flat names (the environment's, or the same names as keywords:
+    `Settings(model="openai/gpt-4o-mini", batch_mode="provider")`), which FIELDS routes to their group; read
+    as `settings.model.name`, `settings.batch.mode`."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    model: ModelSettings = ModelSettings()
+    database: DatabaseSettings = DatabaseSettings()
+    run: RunSettings = RunSettings()
+    batch: BatchSettings = BatchSettings()
+    screening: ScreeningSettings = ScreeningSettings()
+    schedule: ScheduleSettings = ScheduleSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, _FlatEnvironment(settings_cls)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _route_flat_names(cls, data: Any) -> Any:
+        """Flat names into their group: `model="openai/x"` (a string) is model.name, `model={...}` or a
+        ModelSettings the group itself; a flat name wins over the same field in a group given whole."""
+        if not isinstance(data, dict):
+            return data
+        groups: dict[str, dict[str, Any]] = {}
+        routed: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in GROUPS and (isinstance(value, dict | BaseModel)):
+                groups.setdefault(key, {}).update(dict(value) if isinstance(value, BaseModel) else value)
+            elif key in FIELDS:
+                routed[key] = value
+            else:
+                groups.setdefault(key, value)  # extra names: ignored, as before
+        for flat, value in routed.items():
+            group, field = FIELDS[flat]
+            groups.setdefault(group, {})[field] = value
+        return groups
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some settings changed, by their flat names, validated as the environment's values are
+        (model_copy(update=) would validate nothing and take the flat names as top-level fields)."""
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"not settings: {', '.join(unknown)}")
+        values: dict[str, Any] = {group: dict(getattr(self, group)) for group in GROUPS}
+        for flat, value in changes.items():
+            group, field = FIELDS[flat]
+            values[group][field] = value
+        return type(self).model_validate(values)
+
     @property
     def prompts_dir(self) -> Path:
-        return self.project_dir / "prompts"
+        return self.database.project_dir / "prompts"
 
 
 def load_settings(keys: bool = True) -> Settings:
@@ -361,14 +534,12 @@ def load_settings(keys: bool = True) -> Settings:
         settings = Settings()
     except ValidationError as exc:
         first = exc.errors()[0]
-        name = str(first["loc"][0]) if first["loc"] else ""
-        field_ = Settings.model_fields.get(name)
-        alias = field_.validation_alias if field_ and isinstance(field_.validation_alias, str) else None
-        variable = alias or f"AGENT_SIGNALS_{name.upper()}"
+        where = tuple(str(part) for part in first["loc"][:2])
+        name = variable(_FLAT_OF[where]) if where in _FLAT_OF else "AGENT_SIGNALS_" + "_".join(where).upper()
         message = first["msg"].removeprefix("Value error, ")
         more = len(exc.errors()) - 1
-        hint = f"fix or unset {variable}" + (f"; {more} other value(s) are invalid too" if more else "")
-        raise SettingsError(f"{variable}: {message}", hint) from None
+        hint = f"fix or unset {name}" + (f"; {more} other value(s) are invalid too" if more else "")
+        raise SettingsError(f"{name}: {message}", hint) from None
     check_settings(settings, keys=keys)
     return settings
 
@@ -376,15 +547,15 @@ def load_settings(keys: bool = True) -> Settings:
 def check_settings(settings: Settings, keys: bool = True) -> None:
     """What a value's type cannot say (setting_checks.py): the schedule as Prefect reads it, the prompt
     version's files, each model's provider and API key. Cheap: no Prefect, no litellm."""
-    if settings.schedule_cron:
-        setting_checks.cron("AGENT_SIGNALS_SCHEDULE_CRON", settings.schedule_cron)
-    if settings.schedule_timezone:
-        setting_checks.timezone("AGENT_SIGNALS_SCHEDULE_TIMEZONE", settings.schedule_timezone)
+    if settings.schedule.cron:
+        setting_checks.cron(variable_of("schedule", "cron"), settings.schedule.cron)
+    if settings.schedule.timezone:
+        setting_checks.timezone(variable_of("schedule", "timezone"), settings.schedule.timezone)
     setting_checks.prompt_version(
-        "AGENT_SIGNALS_PROMPT_VERSION", settings.prompts_dir, settings.prompt_version
+        variable_of("model", "prompt_version"), settings.prompts_dir, settings.model.prompt_version
     )
-    for variable, model in (
-        ("AGENT_SIGNALS_MODEL", settings.model),
-        ("AGENT_SIGNALS_EMBEDDING_MODEL", settings.embedding_model),
+    for name, model in (
+        (variable_of("model", "name"), settings.model.name),
+        (variable_of("model", "embedding_model"), settings.model.embedding_model),
     ):
-        setting_checks.model(variable, model, settings.api_key if keys else None, need_key=keys)
+        setting_checks.model(name, model, settings.model.api_key if keys else None, need_key=keys)

@@ -48,7 +48,7 @@ async def results(
     request in neither is absent. Answers are priced at the batch price of `model` (the litellm model string
     the batch was submitted with; AGENT_SIGNALS_MODEL by default). An answer wins over an error of the same
     request (there should be no such pair)."""
-    priced = model or settings.model
+    priced = model or settings.model.name
     found: dict[str, BatchResult] = {}
     for file_id in (status.error_file_id, status.output_file_id):
         if file_id is None:
@@ -152,6 +152,6 @@ def batch_cost(
         prompt_cost, completion_cost = litellm.cost_per_token(
             model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, usage_object=usage
         )
-        return float(prompt_cost + completion_cost) * settings.batch_discount
+        return float(prompt_cost + completion_cost) * settings.batch.discount
     except Exception:  # a cost map entry without token prices
         return 0.0

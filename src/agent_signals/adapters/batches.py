@@ -103,19 +103,19 @@ class BatchStatus:
 
 def _provider(settings: Settings) -> tuple[str, str]:
     """(the model's name at its provider, litellm's provider name) of AGENT_SIGNALS_MODEL."""
-    name, provider, _key, _base = litellm.get_llm_provider(settings.model)
+    name, provider, _key, _base = litellm.get_llm_provider(settings.model.name)
     return name, provider
 
 
 def check_provider(settings: Settings) -> None:
     """Raise ModelMisconfigured when AGENT_SIGNALS_MODEL cannot run in this mode (module docstring)."""
-    setting = f"AGENT_SIGNALS_MODEL={settings.model}"
+    setting = f"AGENT_SIGNALS_MODEL={settings.model.name}"
     off = "or set AGENT_SIGNALS_BATCH_MODE=off"
     supported = "openai/..., azure/..., hosted_vllm/... or litellm_proxy/..."
     try:
         name, provider = _provider(settings)
     except Exception:  # a model string litellm cannot place (the offline model before its registration)
-        name, provider = settings.model, settings.model.partition("/")[0]
+        name, provider = settings.model.name, settings.model.name.partition("/")[0]
     if provider not in SUPPORTED:
         raise llm.ModelMisconfigured(
             "unsupported",
@@ -124,7 +124,9 @@ def check_provider(settings: Settings) -> None:
             "has none)",
             f"name a {supported} model in AGENT_SIGNALS_MODEL, {off}",
         )
-    if provider in NEEDS_BASE_AND_KEY and not (settings.api_base and settings.api_key is not None):
+    if provider in NEEDS_BASE_AND_KEY and not (
+        settings.model.api_base and settings.model.api_key is not None
+    ):
         raise llm.ModelMisconfigured(
             "unsupported",
             f"{setting}: litellm's batch calls to {provider} read neither its variables nor its defaults",
@@ -132,7 +134,7 @@ def check_provider(settings: Settings) -> None:
             + off,
         )
     try:
-        mode = litellm.get_model_info(settings.model).get("mode")
+        mode = litellm.get_model_info(settings.model.name).get("mode")
     except Exception:  # a model litellm has no entry for
         mode = None
     if mode == "responses":
@@ -149,7 +151,7 @@ def _call_kwargs(settings: Settings) -> dict[str, Any]:
     return {
         **provider_kwargs(settings),
         "custom_llm_provider": _provider(settings)[1],
-        "timeout": settings.timeout_s,
+        "timeout": settings.model.timeout_s,
         "max_retries": 0,
     }
 
@@ -164,7 +166,7 @@ async def _run(settings: Settings, call: Callable[[], Awaitable[T]]) -> T:
         if isinstance(cause, openai.OpenAIError) and not isinstance(cause, openai.APIError):
             raise llm.ModelMisconfigured(
                 "authentication",
-                f"AGENT_SIGNALS_MODEL={settings.model}: {one_line(str(cause))}",
+                f"AGENT_SIGNALS_MODEL={settings.model.name}: {one_line(str(cause))}",
                 "set AGENT_SIGNALS_API_KEY (or the provider's key variable, e.g. OPENAI_API_KEY)",
             ) from cause
         raise
@@ -173,7 +175,7 @@ async def _run(settings: Settings, call: Callable[[], Awaitable[T]]) -> T:
 def request_line(settings: Settings, request: BatchRequest, max_tokens: int | None = None) -> dict:
     """The batch input line of one request: {"custom_id", "method", "url", "body"}, the body being what a
     direct call of llm.complete sends (litellm's transformation of llm.chat_request for the provider)."""
-    budget = request.max_tokens or max_tokens or settings.max_answer_tokens
+    budget = request.max_tokens or max_tokens or settings.model.max_answer_tokens
     params = llm.chat_request(settings, request.prompt, family=request.family, max_tokens=budget)
     name, provider = _provider(settings)
     messages = copy.deepcopy(params["messages"])
@@ -188,7 +190,7 @@ def request_line(settings: Settings, request: BatchRequest, max_tokens: int | No
     )
     config = ProviderConfigManager.get_provider_chat_config(model=name, provider=LlmProviders(provider))
     if config is None:
-        raise ValueError(f"litellm has no chat request format for {settings.model}")
+        raise ValueError(f"litellm has no chat request format for {settings.model.name}")
     body = dict(
         config.transform_request(
             model=name, messages=messages, optional_params=optional, litellm_params={}, headers={}

@@ -2,7 +2,7 @@
 
 ``refresh(settings, run_id)`` rebuilds only the users a run touched (``ops.touched_users``); without a
 run id, or with ``full=True``, it rebuilds every user. dbt runs in-process (``dbtRunner``); its target/ and
-logs/ live under ``settings.data_dir / "dbt"``, outside the repository.
+logs/ live under ``settings.database.data_dir / "dbt"``, outside the repository.
 
 A run's refresh does not start dbt: dbt compiles the incremental context models and their data tests once
 (var ``run_id: session``, scoped to the setting ``agent_signals.refresh_users``), the compiled SQL is cached
@@ -68,12 +68,12 @@ class RefreshResult:
 
 
 def project_dir(settings: Settings) -> Path:
-    return settings.project_dir / "dbt"
+    return settings.database.project_dir / "dbt"
 
 
 def dbt_dir(settings: Settings) -> Path:
     """Where dbt writes its target/ and logs/ (under the git-ignored data folder)."""
-    return settings.data_dir / "dbt"
+    return settings.database.data_dir / "dbt"
 
 
 def _libpq_default(keyword: str) -> str | None:

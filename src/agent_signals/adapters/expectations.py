@@ -54,7 +54,7 @@ def _proposals_suite(settings: Settings) -> Any:
     for expectation in (
         ge.ExpectColumnValuesToBeInSet(column="action", value_set=list(WRITTEN)),
         ge.ExpectColumnValuesToBeInSet(column="tier", value_set=["core", "contextual"]),
-        ge.ExpectColumnValuesToBeInSet(column="kind", value_set=list(settings.kinds)),
+        ge.ExpectColumnValuesToBeInSet(column="kind", value_set=list(settings.run.kinds)),
         ge.ExpectColumnValueLengthsToBeBetween(column="content", min_value=1, max_value=CONTENT_MAX_CHARS),
         ge.ExpectColumnValuesToMatchRegex(column="content", regex=r"\S"),
         # markup, template syntax and links are never a fact about a person: a sign of injected text
@@ -160,7 +160,7 @@ def _check_tables(settings: Settings, url: str, run_id: UUID, everyone: bool) ->
         batch = asset.add_batch_definition_whole_table("all").get_batch()
     suite = gx.ExpectationSuite(name="tables")
     for check in TABLE_CHECKS:
-        if check.sql_name == "expectations/expect_summaries_current" and not settings.summaries:
+        if check.sql_name == "expectations/expect_summaries_current" and not settings.run.summaries:
             continue
         sql = _scoped(query(check.sql_name), UUID(str(run_id)), everyone)
         suite.add_expectation(

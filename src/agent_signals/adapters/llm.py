@@ -198,9 +198,9 @@ def retry_after_s(exc: BaseException) -> float | None:
 def retry_delay_s(settings: Settings, attempt: int, exc: BaseException) -> float:
     """The wait before retry `attempt`: exponential backoff with jitter, at least the provider's Retry-After
     (capped at AGENT_SIGNALS_RETRY_AFTER_MAX_S)."""
-    backoff = settings.retry_backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
+    backoff = settings.model.retry_backoff_s * (2 ** (attempt - 1)) * (0.5 + random.random())
     asked = retry_after_s(exc)
-    return backoff if asked is None else max(backoff, min(asked, settings.retry_after_max_s))
+    return backoff if asked is None else max(backoff, min(asked, settings.model.retry_after_max_s))
 
 
 def _kind(exc: BaseException) -> str:
@@ -240,13 +240,18 @@ async def _with_retries(
         attempt += 1
         try:
             # litellm does not enforce timeout= for custom providers: the deadline is ours
-            return await asyncio.wait_for(call(), timeout=settings.timeout_s), attempt
+            return await asyncio.wait_for(call(), timeout=settings.model.timeout_s), attempt
         except Exception as exc:
-            model = settings.model if setting == "AGENT_SIGNALS_MODEL" else settings.embedding_model
+            model = (
+                settings.model.name if setting == "AGENT_SIGNALS_MODEL" else settings.model.embedding_model
+            )
             misconfigured = _misconfigured(exc, setting, model)  # no key, a key refused, ...: no retry helps
             if misconfigured is not None:
                 raise misconfigured from exc
-            if not isinstance(exc, (TimeoutError, EmptyAnswer, *RETRYABLE)) or attempt > settings.max_retries:
+            if (
+                not isinstance(exc, (TimeoutError, EmptyAnswer, *RETRYABLE))
+                or attempt > settings.model.max_retries
+            ):
                 raise ModelUnavailable(_kind(exc), str(exc)[:500], attempt) from exc
             delay = retry_delay_s(settings, attempt, exc)
             log.warning("model call failed (%s), retry %d in %.1fs", _kind(exc), attempt, delay)
@@ -259,8 +264,8 @@ def chat_request(settings: Settings, messages: list[dict], *, family: str, max_t
     complete() sends it directly; batches.py writes what litellm makes of it for the provider into a batch,
     so the two cannot drift."""
     return {
-        "model": settings.model,
-        "messages": with_cache_hints(messages, settings.model),
+        "model": settings.model.name,
+        "messages": with_cache_hints(messages, settings.model.name),
         "temperature": 0,
         "max_tokens": max_tokens,
         "response_format": response_format(settings, family),
@@ -273,7 +278,7 @@ async def complete(
     """One chat completion answering prompt `family` (its answer schema is the response_format in mode
     json_schema, structured.py), with retries. An answer cut at max_tokens is asked again once with a larger
     budget. Raises ModelUnavailable (TruncatedAnswer when cut again); never returns an empty or cut text."""
-    budget = max_tokens or settings.max_answer_tokens
+    budget = max_tokens or settings.model.max_answer_tokens
 
     async def call() -> Completion:
         response = await litellm.acompletion(
@@ -301,7 +306,7 @@ async def complete(
     completion, attempts = await _with_retries(settings, call)
     completion = replace(completion, attempts=attempts)
     budgets = [budget]
-    larger = larger_budget(settings.model, budget)
+    larger = larger_budget(settings.model.name, budget)
     if completion.truncated and larger is not None:
         log.warning("the answer was cut at max_tokens=%d: asking again with %d", budget, larger)
         budget = larger
@@ -336,17 +341,17 @@ async def embed(texts: list[str], settings: Settings) -> Embeddings:
 
     async def call() -> Embeddings:
         response = await litellm.aembedding(
-            model=settings.embedding_model, input=texts, num_retries=0, **provider_kwargs(settings)
+            model=settings.model.embedding_model, input=texts, num_retries=0, **provider_kwargs(settings)
         )
         vectors = [item["embedding"] for item in sorted(response.data, key=lambda d: d["index"])]
         if len(vectors) != len(texts):
             raise EmptyAnswer(f"{len(vectors)} embeddings for {len(texts)} texts")
-        bad = {len(v) for v in vectors} - {settings.embedding_dim}
+        bad = {len(v) for v in vectors} - {settings.model.embedding_dim}
         if bad:
             raise ModelUnavailable(
                 "bad_dimension",
-                f"{settings.embedding_model} returns {bad.pop()} dimensions, AGENT_SIGNALS_EMBEDDING_DIM is "
-                f"{settings.embedding_dim}",
+                f"{settings.model.embedding_model} returns {bad.pop()} dimensions, AGENT_SIGNALS_EMBEDDING_DIM is "
+                f"{settings.model.embedding_dim}",
                 1,
             )
         usage = getattr(response, "usage", None)

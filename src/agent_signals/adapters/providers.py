@@ -18,7 +18,7 @@ def register_offline(settings: Settings, latency_s: float = 0.0) -> bool:
     """Route `offline/...` model strings to the built-in offline models when the chat or the embedding
     model names one (idempotent); returns whether it did. The offline package is imported only then, so
     a process configured with real models never loads it."""
-    if not any(m.startswith(OFFLINE_PREFIX) for m in (settings.model, settings.embedding_model)):
+    if not any(m.startswith(OFFLINE_PREFIX) for m in (settings.model.name, settings.model.embedding_model)):
         return False
     provider = importlib.import_module("agent_signals_offline.provider")
     name = provider.PROVIDER
@@ -42,8 +42,8 @@ def register_offline(settings: Settings, latency_s: float = 0.0) -> bool:
             "mode": "chat",
         }
     }
-    if settings.embedding_model.startswith(OFFLINE_PREFIX):
-        models[settings.embedding_model] = {"max_input_tokens": 8192, **free, "mode": "embedding"}
+    if settings.model.embedding_model.startswith(OFFLINE_PREFIX):
+        models[settings.model.embedding_model] = {"max_input_tokens": 8192, **free, "mode": "embedding"}
     litellm.register_model(models)
     return True
 
@@ -52,12 +52,12 @@ def provider_kwargs(settings: Settings) -> dict:
     """The provider settings litellm takes per call, only those set (unset: litellm's own, from the
     provider's environment variables)."""
     kwargs: dict = {}
-    if settings.api_base:
-        kwargs["api_base"] = settings.api_base
-    if settings.api_key is not None:
-        kwargs["api_key"] = settings.api_key.get_secret_value()
-    if settings.extra_headers:
-        kwargs["extra_headers"] = dict(settings.extra_headers)
+    if settings.model.api_base:
+        kwargs["api_base"] = settings.model.api_base
+    if settings.model.api_key is not None:
+        kwargs["api_key"] = settings.model.api_key.get_secret_value()
+    if settings.model.extra_headers:
+        kwargs["extra_headers"] = dict(settings.model.extra_headers)
     return kwargs
 
 

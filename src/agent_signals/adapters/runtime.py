@@ -29,7 +29,7 @@ PREFECT_LOGGING_CONFIG = Path(__file__).with_name("prefect_logging.yml")
 def apply_defaults(settings: Settings) -> None:
     for key, value in QUIET_OFFLINE_DEFAULTS.items():
         os.environ.setdefault(key, value)
-    os.environ.setdefault("PREFECT_HOME", str(settings.data_dir / "prefect"))
+    os.environ.setdefault("PREFECT_HOME", str(settings.database.data_dir / "prefect"))
     os.environ.setdefault("PREFECT_LOGGING_SETTINGS_PATH", str(PREFECT_LOGGING_CONFIG))
 
 

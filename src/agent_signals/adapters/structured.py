@@ -24,9 +24,9 @@ _NAMED = frozenset({"properties", "$defs", "definitions", "patternProperties"}) 
 
 def answer_mode(settings: Settings) -> str:
     """The mode this configuration uses (the same for every call of a run)."""
-    if settings.structured_answers != "auto":
-        return settings.structured_answers
-    return _auto_mode(settings.model)
+    if settings.model.structured_answers != "auto":
+        return settings.model.structured_answers
+    return _auto_mode(settings.model.name)
 
 
 @cache

@@ -58,7 +58,7 @@ def batches_list(ctx: click.Context, as_json: bool) -> None:
     if old:
         click.echo(
             f"{old} batch(es) out longer than AGENT_SIGNALS_BATCH_WARN_AGE_S "
-            f"({settings.batch_warn_age_s / 3600:g} h): `agent-signals batches cancel BATCH` gives their users back"
+            f"({settings.batch.warn_age_s / 3600:g} h): `agent-signals batches cancel BATCH` gives their users back"
         )
 
 

@@ -46,7 +46,7 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
 
     settings = settings_of(ctx)
     if model:  # checked as AGENT_SIGNALS_MODEL is when the settings load
-        setting_checks.model("--model", model, settings.api_key)
+        setting_checks.model("--model", model, settings.model.api_key)
     versions = tuple(_version(settings, version) for version in versions)
     if record_dir and replay_dir:
         raise AgentSignalsError("--record and --replay together", hint="record first, answer, then replay")
@@ -66,15 +66,15 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
             f"{dataset_path}: no users to evaluate", hint="check --limit-users and the file"
         )
     results = []
-    for version in versions or (settings.prompt_version,):
+    for version in versions or (settings.model.prompt_version,):
         scored = settings.replace(prompt_version=version)
         if record_dir or replay_dir:
             report, summary, used = _recorded(scored, dataset, record_dir, replay_dir)
         else:
             report, summary = evaluate.run(scored, dataset, model)
-            used = model or settings.model
+            used = model or settings.model.name
         result = {
-            "dataset": str(dataset_path), "model": used, "prompt_version": scored.prompt_version,
+            "dataset": str(dataset_path), "model": used, "prompt_version": scored.model.prompt_version,
             "users": len(dataset.users),
             **report.as_dict(), "llm_calls": summary["llm_calls"], "prompt_tokens": summary["prompt_tokens"],
             "completion_tokens": summary["completion_tokens"], "cost_usd": summary["cost_usd"],
@@ -117,7 +117,7 @@ def _recorded(settings: Settings, dataset, record_dir: Path | None, replay_dir: 
     from agent_signals.evaluation import evaluate
     from agent_signals.evaluation.recorded import API_KEY, MODEL, RecordingError, recorded_model
 
-    root = (record_dir or replay_dir) / settings.prompt_version
+    root = (record_dir or replay_dir) / settings.model.prompt_version
     with recorded_model(root, replay=replay_dir is not None) as (recordings, server):
         pointed = settings.replace(model=MODEL, api_base=server.url, api_key=SecretStr(API_KEY))
         try:
@@ -127,13 +127,13 @@ def _recorded(settings: Settings, dataset, record_dir: Path | None, replay_dir: 
                 raise
     if record_dir:
         unanswered = recordings.unanswered()
-        click.echo(f"recorded {len(set(recordings.asked))} prompts of {settings.prompt_version} in {root} "
+        click.echo(f"recorded {len(set(recordings.asked))} prompts of {settings.model.prompt_version} in {root} "
                    f"({len(unanswered)} without an answer: write each as <key>.answer.json, then record again "
                    "until none is new)")  # fmt: skip
     elif recordings.missing:
         raise RecordingError(
             f"{len(set(recordings.missing))} of the {len(set(recordings.asked))} prompts of "
-            f"{settings.prompt_version} have no recorded answer in {root} (the prompt's wording or the users "
+            f"{settings.model.prompt_version} have no recorded answer in {root} (the prompt's wording or the users "
             "changed since they were recorded)",
             hint="record them again with `eval --record DIR` and answer the new prompts",
         )

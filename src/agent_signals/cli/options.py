@@ -23,5 +23,7 @@ def utc(moment: datetime) -> datetime:
 
 
 def check_kind(settings: Settings, kind: str) -> None:
-    if kind not in settings.kinds:
-        raise click.BadParameter(f"{kind!r} is not one of {', '.join(settings.kinds)}", param_hint="--kind")
+    if kind not in settings.run.kinds:
+        raise click.BadParameter(
+            f"{kind!r} is not one of {', '.join(settings.run.kinds)}", param_hint="--kind"
+        )

@@ -123,17 +123,17 @@ def prompt_tokens(settings: Settings, prompt: list[dict[str, str]]) -> int:
     knows for a real model, and the count the offline model reports as its usage."""
     import litellm
 
-    return litellm.token_counter(model=settings.model, messages=prompt)
+    return litellm.token_counter(model=settings.model.name, messages=prompt)
 
 
 def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]:
-    """The user's prompts, each within settings.max_prompt_tokens by the real count: usually one prompt,
+    """The user's prompts, each within settings.model.max_prompt_tokens by the real count: usually one prompt,
     counted once. Past the budget, messages go in order, as many to a prompt as fit; a message that does not
     fit in a prompt alone is cut; known signals take at most KNOWN_SHARE of the room the instructions leave
     (the first ones: the user's own, core, recent)."""
     import litellm
 
-    budget = settings.max_prompt_tokens
+    budget = settings.model.max_prompt_tokens
     messages = [m for m in batch.messages if not is_pipeline_output(m)]
     handles = {f"s{i}": s for i, s in enumerate(batch.known, start=1)}
     ids = sorted(
@@ -185,7 +185,7 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     instructions = prompt_tokens(settings, render([], []))
     if instructions + MIN_MESSAGE_ROOM_TOKENS > budget:
         raise PromptBudgetTooSmall(
-            f"AGENT_SIGNALS_MAX_PROMPT_TOKENS is {budget} but the {settings.prompt_version} extraction "
+            f"AGENT_SIGNALS_MAX_PROMPT_TOKENS is {budget} but the {settings.model.prompt_version} extraction "
             f"prompt's instructions take {instructions} tokens",
             hint=f"raise it to at least {instructions + MIN_MESSAGE_ROOM_TOKENS}",
         )
@@ -200,7 +200,7 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     tag = '<m id="m000" date="2026-01-01">' if dated else '<m id="m000">'
 
     def line_tokens(text: str) -> int:  # one message as the template shows it (the handle's width aside)
-        return litellm.token_counter(model=settings.model, text=f"{tag}{fence(text)}</m>\n")
+        return litellm.token_counter(model=settings.model.name, text=f"{tag}{fence(text)}</m>\n")
 
     pending: deque[tuple[SourceMessage, str, int]] = deque()  # (message, text shown, its tokens)
     for message in messages:
@@ -256,4 +256,4 @@ def _fit(text: str, room: int, tokens: Callable[[str], int]) -> tuple[int, int]:
 
 
 def prompt_version(settings: Settings) -> str:
-    return prompt_set(settings, "extract", settings.prompt_version).version
+    return prompt_set(settings, "extract", settings.model.prompt_version).version

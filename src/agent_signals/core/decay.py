@@ -29,7 +29,7 @@ class Decay:
 
     @classmethod
     def of(cls, settings: Settings) -> Decay:
-        return cls(settings.decay_base_days, settings.decay_mention_boost, settings.archive_below)
+        return cls(settings.run.decay_base_days, settings.run.decay_mention_boost, settings.run.archive_below)
 
     def scale_days(self, mentions: int) -> float:
         """S: the days after which a signal mentioned `mentions` times keeps 1/e of its weight (a count

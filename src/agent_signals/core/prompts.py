@@ -121,7 +121,7 @@ FAMILY_VERSIONS = {"reconcile": "v2", "summarize": "v2"}
 def prompt_set(settings: Settings, family: str, version: str | None = None) -> PromptSet:
     """The templates of a family in `version`, by default the one a run renders."""
     if version is None:
-        version = settings.prompt_version if family == "extract" else FAMILY_VERSIONS[family]
+        version = settings.model.prompt_version if family == "extract" else FAMILY_VERSIONS[family]
     return _load(settings.prompts_dir, family, version)
 
 
@@ -150,13 +150,13 @@ def render_extract(
     settings: Settings, messages: Sequence[PromptMessage], known: Sequence[PromptSignal], today: date
 ) -> list[dict[str, str]]:
     agents = sorted({m.agent for m in messages if m.agent} | {s.agent for s in known if s.agent})
-    return prompt_set(settings, "extract", settings.prompt_version).render(
+    return prompt_set(settings, "extract", settings.model.prompt_version).render(
         messages=messages,
         known=known,
         agents=agents,
-        kinds=settings.kinds,
+        kinds=settings.run.kinds,
         today=today.isoformat(),
-        language=settings.signal_language_name,
+        language=settings.screening.signal_language_name,
     )
 
 
@@ -210,7 +210,7 @@ def render_reconcile(
     version: str | None = None,
 ) -> list[dict[str, str]]:
     return prompt_set(settings, "reconcile", version).render(
-        core=core, own=own, cap=cap, today=today.isoformat(), language=settings.signal_language_name
+        core=core, own=own, cap=cap, today=today.isoformat(), language=settings.screening.signal_language_name
     )
 
 
@@ -252,7 +252,7 @@ def render_summarize(
     settings: Settings, signals: Sequence[SummaryLine], today: date, version: str | None = None
 ) -> list[dict[str, str]]:
     return prompt_set(settings, "summarize", version).render(
-        signals=signals, today=today.isoformat(), language=settings.signal_language_name
+        signals=signals, today=today.isoformat(), language=settings.screening.signal_language_name
     )
 
 

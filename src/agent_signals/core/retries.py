@@ -21,12 +21,14 @@ Read = tuple[str, str]  # (conversation_id, message_id) of a message a failing c
 
 def retry_delay_s(settings: Settings, attempt: int) -> float:
     """Seconds before the user is tried again after their `attempt`-th failure in a row (1-based)."""
-    return min(settings.failing_user_backoff_s * 2 ** (attempt - 1), settings.failing_user_backoff_max_s)
+    return min(
+        settings.run.failing_user_backoff_s * 2 ** (attempt - 1), settings.run.failing_user_backoff_max_s
+    )
 
 
 def gives_up(settings: Settings, attempt: int) -> bool:
     """After this failed attempt the messages are set aside instead of tried again."""
-    return attempt >= settings.failing_user_attempts
+    return attempt >= settings.run.failing_user_attempts
 
 
 def offending(reads: Sequence[Sequence[Read]]) -> list[Read]:

@@ -93,8 +93,8 @@ def propose_fact(item: AnsweredAction, call: Call, settings: Settings) -> Propos
     and days the ones its evidence supports. Raises Invalid."""
     action = cast(Create | Update, item.action)  # the kinds' registry dispatches by the action's name
     where = f"actions.{item.index}"
-    if action.kind not in settings.kinds:
-        raise Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.kinds)}")
+    if action.kind not in settings.run.kinds:
+        raise Invalid(f"{where}.kind: {action.kind!r} is not one of {', '.join(settings.run.kinds)}")
     content = " ".join(clean(action.content).split())
     if len(content) > CONTENT_MAX_CHARS:
         raise Invalid(f"{where}.content: longer than {CONTENT_MAX_CHARS} characters")

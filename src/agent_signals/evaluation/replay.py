@@ -140,7 +140,7 @@ class Comparison:
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
         await rehearsal.open_rehearsal_run(
-            conn, self.spec.run_id, self.settings.model, self.spec.prompt_version
+            conn, self.spec.run_id, self.settings.model.name, self.spec.prompt_version
         )
         self.stored[user_id] = await self._signals(conn, user_id, set_aside=True)
 
@@ -155,7 +155,7 @@ class Comparison:
 
 
 async def replay(settings: Settings, window: Window) -> tuple[Diff, dict]:
-    """Replay `settings.prompt_version` over the window and compare; returns the diff and the figures of the
+    """Replay `settings.model.prompt_version` over the window and compare; returns the diff and the figures of the
     model calls (calls, tokens, cost) and of what apply did (actions, e.g. skipped_tombstone)."""
     spec = context.RunSpec(settings, uuid4(), "replay", window, prompt_version(settings), True, (0, 0.0))
     comparison = Comparison(settings, window, spec)

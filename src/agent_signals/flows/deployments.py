@@ -21,7 +21,7 @@ FLOWS = {
 
 
 def declared(settings: Settings) -> list[dict]:
-    path: Path = settings.project_dir / "deploy" / "prefect.yaml"
+    path: Path = settings.database.project_dir / "deploy" / "prefect.yaml"
     return yaml.safe_load(path.read_text())["deployments"]
 
 
@@ -31,8 +31,8 @@ def build(settings: Settings) -> list:
     for spec in declared(settings):
         schedules = [
             CronSchedule(
-                cron=settings.schedule_cron or s["cron"],
-                timezone=settings.schedule_timezone or s.get("timezone"),
+                cron=settings.schedule.cron or s["cron"],
+                timezone=settings.schedule.timezone or s.get("timezone"),
             )
             for s in spec.get("schedules") or []
         ]

@@ -65,7 +65,7 @@ async def process_shards(
 async def _process(
     run: context.RunContext, shards: Iterable[sharding.Shard], runner: TaskRunner | None
 ) -> None:
-    if run.settings.runner == "deployments" and not run.dry_run:
+    if run.settings.run.runner == "deployments" and not run.dry_run:
         await run_shard_deployments(run, list(shards))
         return
     if runner is not None:  # what process_shard.submit does, on the run's task runner
@@ -73,7 +73,7 @@ async def _process(
         for future in futures:
             await sharding.merge(run, future.result())
         return
-    in_flight = asyncio.Semaphore(run.settings.shards_in_flight)
+    in_flight = asyncio.Semaphore(run.settings.run.shards_in_flight)
 
     async def one(shard: sharding.Shard) -> None:
         async with in_flight:

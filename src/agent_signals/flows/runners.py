@@ -17,15 +17,15 @@ def task_runner(settings: Settings) -> TaskRunner | None:
     """The task runner a run's shards are submitted to: a Dask one for AGENT_SIGNALS_RUNNER=dask (the flow
     enters it for the run's length, starting or joining the cluster once), else None (the shards run in the
     flow's process)."""
-    if settings.runner != "dask":
+    if settings.run.runner != "dask":
         return None
     from prefect_dask import DaskTaskRunner
 
-    if settings.dask_address:
-        return DaskTaskRunner(address=settings.dask_address)
+    if settings.run.dask_address:
+        return DaskTaskRunner(address=settings.run.dask_address)
     return DaskTaskRunner(
         cluster_kwargs={
-            "n_workers": settings.dask_workers,
+            "n_workers": settings.run.dask_workers,
             "threads_per_worker": 1,
             "processes": True,
             "dashboard_address": None,
@@ -48,7 +48,7 @@ async def run_shard_deployments(run, shards: list) -> None:
     batch = uuid4()  # this hand-out: a backfill hands out shards once per slice
     submitted = [
         await run_deployment(
-            settings.shard_deployment,
+            settings.run.shard_deployment,
             parameters={"run": spec, "batch": str(batch), "shard": shard.to_params()},
             timeout=0,  # submit only: the workers take them
             idempotency_key=f"{batch}:{shard.number}:{shard.part}",
@@ -57,7 +57,7 @@ async def run_shard_deployments(run, shards: list) -> None:
     ]
     for flow_run, shard in zip(submitted, shards, strict=True):
         final = await wait_for_flow_run(
-            flow_run.id, timeout=int(settings.shard_run_timeout_s), log_states=False
+            flow_run.id, timeout=int(settings.run.shard_run_timeout_s), log_states=False
         )
         if not final.state or not final.state.is_completed():
             state = final.state.name if final.state else "unknown"

@@ -53,7 +53,7 @@ async def apply_safely(ctx: RunContext, ready: Sequence[UserOutcome]) -> None:
     user whose rows the database refuses is isolated and recorded, and the others are written. A replay's
     rehearsal writes each user alone (its `around` is one user's)."""
     if ctx.rehearsal is not None:  # at most AGENT_SIGNALS_CONCURRENCY users at a time, as the pool allows
-        slots = asyncio.Semaphore(ctx.settings.concurrency)
+        slots = asyncio.Semaphore(ctx.settings.run.concurrency)
 
         async def alone(item: UserOutcome) -> None:
             async with slots:

@@ -23,7 +23,7 @@ PURPOSE = "summarize"
 
 def batched(ctx: RunContext) -> bool:
     """Whether this run's summary calls go in a provider batch."""
-    return batching(ctx) and ctx.settings.batch_followups == "batch"
+    return batching(ctx) and ctx.settings.batch.followups == "batch"
 
 
 async def collect(ctx: RunContext, rebuild) -> list[str]:
@@ -99,7 +99,7 @@ async def submit(ctx: RunContext, todo: list[Candidate]) -> list[Candidate]:
                 continue
             custom_id = f"r{len(requests)}"
             requests.append(ledger.NewRequest(custom_id, candidate.user_id, 0, 1, (), (),
-                                              ctx.settings.max_answer_tokens, candidate.fingerprint))  # fmt: skip
+                                              ctx.settings.model.max_answer_tokens, candidate.fingerprint))  # fmt: skip
             prompts.append(provider.BatchRequest(custom_id, render_summarize(ctx.settings, lines, ctx.until.date()),
                                                  PURPOSE))  # fmt: skip
     if requests:

@@ -94,18 +94,18 @@ async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: ledge
             return
         await ledger.seen(conn, batch.batch_key, status.status)
         age = datetime.now(UTC) - (batch.submitted_at or batch.created_at)
-        if age.total_seconds() > ctx.settings.batch_warn_age_s:
+        if age.total_seconds() > ctx.settings.batch.warn_age_s:
             warn(ctx, f"batch {batch.batch_key} ({provider_id}) has been out for {age.total_seconds() / 3600:.1f} h "
-                       f"(AGENT_SIGNALS_BATCH_WARN_AGE_S={ctx.settings.batch_warn_age_s:g}): the provider says "
+                       f"(AGENT_SIGNALS_BATCH_WARN_AGE_S={ctx.settings.batch.warn_age_s:g}): the provider says "
                        f"{status.status}; `agent-signals batches cancel {batch.batch_key}` gives its users back")  # fmt: skip
 
 
 async def wait(ctx: RunContext) -> list[Pending]:
     """Wait up to AGENT_SIGNALS_BATCH_WAIT_S for the batches this run sent; returns the users of those that
     ended meanwhile (the run collects them now)."""
-    if not batching(ctx) or ctx.settings.batch_wait_s <= 0:
+    if not batching(ctx) or ctx.settings.batch.wait_s <= 0:
         return []
-    deadline = time.monotonic() + ctx.settings.batch_wait_s
+    deadline = time.monotonic() + ctx.settings.batch.wait_s
 
     async def still_out() -> set[UUID]:  # a connection only while asking: none is held while sleeping
         async with ctx.pool.connection() as conn:
@@ -114,7 +114,7 @@ async def wait(ctx: RunContext) -> list[Pending]:
     sent = out = await still_out()
     with timed(ctx, "batches.wait"):
         while out and not ctx.stop.stopped and (left := deadline - time.monotonic()) > 0:
-            await asyncio.sleep(min(ctx.settings.batch_poll_s, left))
+            await asyncio.sleep(min(ctx.settings.batch.poll_s, left))
             await poll(ctx)
             out = await still_out()
     async with ctx.pool.connection() as conn:

@@ -38,7 +38,7 @@ NEVER_ASKED = frozenset({"expired", "cancelled"})  # a request the batch ended b
 
 def batching(ctx: RunContext) -> bool:
     """Whether this run sends its extraction prompts in provider batches."""
-    return ctx.settings.batch_mode == "provider" and batch_aware(ctx)
+    return ctx.settings.batch.mode == "provider" and batch_aware(ctx)
 
 
 def batch_aware(ctx: RunContext) -> bool:
@@ -49,7 +49,7 @@ def batch_aware(ctx: RunContext) -> bool:
 
 def asked_with(settings: Settings, model: str) -> Settings:
     """The settings a batch is reached with: its own model (the provider's batch lives there)."""
-    return settings if settings.model == model else settings.replace(model=model)
+    return settings if settings.model.name == model else settings.replace(model=model)
 
 
 # a shard: split, submit, collect
@@ -86,10 +86,12 @@ async def submit(ctx: RunContext, users: list[UserBatch]) -> list[UserOutcome]:
     now, requests, prompts = [], [], []
     async with ctx.pool.connection() as conn:
         cut_last = await ledger.truncated_last(conn, [u.user_id for u in users])
-    larger = llm.larger_budget(settings.model, settings.max_answer_tokens)
+    larger = llm.larger_budget(settings.model.name, settings.model.max_answer_tokens)
     for user in users:
         budget = (
-            (larger or settings.max_answer_tokens) if user.user_id in cut_last else settings.max_answer_tokens
+            (larger or settings.model.max_answer_tokens)
+            if user.user_id in cut_last
+            else settings.model.max_answer_tokens
         )
         try:
             calls = plan_calls(ctx, user)
@@ -139,7 +141,7 @@ async def send(
     async with ctx.pool.connection() as conn:
         try:
             await ledger.record_batch(
-                conn, batch_key=key, run_id=ctx.run_id, model=settings.model,
+                conn, batch_key=key, run_id=ctx.run_id, model=settings.model.name,
                 prompt_version=prompt_version or ctx.prompt_version, answer_mode=structured.answer_mode(settings),
                 requests=requests, purpose=purpose,
             )  # fmt: skip
@@ -171,7 +173,7 @@ async def collect(ctx: RunContext, answered: dict[str, list[ledger.Waiting]]) ->
     batch's files read once (None: the user failed, was not answered and is pending again, or is left
     waiting for the next run: the run's budget is spent, or the files could not be read)."""
     files: dict[UUID, asyncio.Task] = {}
-    slots = asyncio.Semaphore(ctx.settings.concurrency)
+    slots = asyncio.Semaphore(ctx.settings.run.concurrency)
 
     async def one(user_id: str, requests: list[ledger.Waiting]) -> UserOutcome | None:
         first = requests[0]
@@ -260,7 +262,7 @@ async def _collect_user(
                              completion.completion_tokens, completion.cost_usd)  # fmt: skip
             stats.batches["answers"] += 1
             if completion.truncated:  # asked again with a larger budget, then counted against the user
-                again = llm.larger_budget(request.model, ctx.settings.max_answer_tokens)
+                again = llm.larger_budget(request.model, ctx.settings.model.max_answer_tokens)
                 raise UserFailed("extract", "truncated", f"the batch answer was cut at max_tokens="
                                  f"{request.max_tokens} (finish_reason length)", call_read,
                                  counted=again is None or request.max_tokens >= again)  # fmt: skip

@@ -14,11 +14,13 @@ log = redacting_logger(__name__)
 
 async def complete(ctx: RunContext, prompt: list[dict], purpose: str) -> llm.Completion:
     """One model call of this run, paced by the run's rate limits and counted in its figures."""
-    await ctx.pacing.limiter.acquire(pacing.estimate_tokens(prompt) + ctx.settings.max_answer_tokens // 4)
-    if ctx.settings.prefect_rate_limit:  # one pace for every process and worker of the deployment
+    await ctx.pacing.limiter.acquire(
+        pacing.estimate_tokens(prompt) + ctx.settings.model.max_answer_tokens // 4
+    )
+    if ctx.settings.model.prefect_rate_limit:  # one pace for every process and worker of the deployment
         from prefect.concurrency.asyncio import rate_limit
 
-        await rate_limit(ctx.settings.prefect_rate_limit, occupy=1)
+        await rate_limit(ctx.settings.model.prefect_rate_limit, occupy=1)
     try:
         completion = await _first_call_alone(ctx, prompt, purpose)
     except llm.TruncatedAnswer as exc:  # answers cut at max_tokens cost tokens too

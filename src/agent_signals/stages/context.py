@@ -90,8 +90,8 @@ class RunContext:
         """The run's token or cost budget is spent: no new user is started."""
         settings = self.settings
         tokens, cost = self.spent
-        return (settings.max_run_tokens is not None and tokens >= settings.max_run_tokens) or (
-            settings.max_run_cost_usd is not None and cost >= settings.max_run_cost_usd
+        return (settings.run.max_run_tokens is not None and tokens >= settings.run.max_run_tokens) or (
+            settings.run.max_run_cost_usd is not None and cost >= settings.run.max_run_cost_usd
         )
 
     @property
@@ -108,7 +108,7 @@ class RunContext:
 
     @property
     def provenance(self) -> Provenance:
-        return Provenance(self.run_id, self.prompt_version, self.settings.model)
+        return Provenance(self.run_id, self.prompt_version, self.settings.model.name)
 
     def summary(self) -> dict:
         return self.stats.summary(
@@ -279,11 +279,11 @@ class Pacing:
 def shared_pacing(settings: Settings) -> Pacing:
     """The pacing of this process and event loop for these limits (made on first use)."""
     global _shared_pacing
-    key = (settings.requests_per_minute, settings.tokens_per_minute, settings.concurrency,
+    key = (settings.model.requests_per_minute, settings.model.tokens_per_minute, settings.run.concurrency,
            asyncio.get_running_loop())  # fmt: skip
     if _shared_pacing is None or _shared_pacing[0] != key:
-        limiter = pacing.RateLimiter(settings.requests_per_minute, settings.tokens_per_minute)
-        _shared_pacing = (key, Pacing(limiter, asyncio.Semaphore(settings.concurrency)))
+        limiter = pacing.RateLimiter(settings.model.requests_per_minute, settings.model.tokens_per_minute)
+        _shared_pacing = (key, Pacing(limiter, asyncio.Semaphore(settings.run.concurrency)))
     return _shared_pacing[1]
 
 

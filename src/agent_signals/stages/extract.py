@@ -93,8 +93,8 @@ async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> d
     for o in answered.values():
         if not _may_summarize(ctx, o):
             o.summary = None
-    keep_special = ctx.settings.special_categories == "keep"
-    language = ctx.settings.signal_language
+    keep_special = ctx.settings.screening.special_categories == "keep"
+    language = ctx.settings.screening.signal_language
     try:
         screen_shard(list(answered.values()), keep_special=keep_special, language=language)
         screened = list(answered.values())
@@ -127,7 +127,7 @@ def _may_summarize(ctx: RunContext, outcome: UserOutcome) -> bool:
     return (
         outcome.calls == 1
         and not any(not r.kept for r in outcome.rejected)
-        and ctx.settings.summaries
+        and ctx.settings.run.summaries
         and all(p.agent_id is None for p in outcome.proposals)
     )
 
@@ -136,7 +136,7 @@ def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
     """Why a candidate screening held for review is rejected instead (None: it waits for a reviewer as a
     pending signal): AGENT_SIGNALS_REVIEW=reject, or a kind that cannot wait (core/actions.py: an `end`
     changes a signal agents read and writes no text that could wait)."""
-    if ctx.settings.review == "reject":
+    if ctx.settings.screening.review == "reject":
         return "rejected (AGENT_SIGNALS_REVIEW=reject)"
     if not action_of(proposal).waits:
         article = "an" if proposal.action[0] in "aeiou" else "a"

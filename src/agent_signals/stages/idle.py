@@ -18,7 +18,7 @@ from agent_signals.store.migrate import check_current
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:
     """The kinds of work a run would have to do now (empty: none)."""
-    params = {**decay.query_params(settings, until), "summaries": settings.summaries}
+    params = {**decay.query_params(settings, until), "summaries": settings.run.summaries}
     with db.session(settings) as conn:
         check_current(conn, settings)
         return upkeep.pending_work(conn, params)

@@ -51,7 +51,7 @@ async def open_run(
     url = db.database_url(settings)
     with db.session(settings) as conn:
         check_current(conn, settings)
-    providers.register_offline(settings, settings.offline_latency_ms / 1000)
+    providers.register_offline(settings, settings.model.offline_latency_ms / 1000)
     window = window or Window(until=datetime.now(UTC))
     ledger = await db.aconnect(url, autocommit=True)
     run_id = uuid4()
@@ -138,7 +138,7 @@ def _ledger_error(ctx: RunContext, exc: BaseException) -> str:
 def _pool(url: str, settings: Settings, run_id: UUID) -> AsyncConnectionPool:
     """A run's connections for its users' work, named after the run (an interrupt cuts them off)."""
     return AsyncConnectionPool(
-        url, min_size=1, max_size=settings.concurrency + 1, open=False,
+        url, min_size=1, max_size=settings.run.concurrency + 1, open=False,
         kwargs={"autocommit": True, "application_name": interrupts.application_name(run_id)},
     )  # fmt: skip
 
@@ -178,7 +178,7 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     users' locks; its figures are returned to the run (merge), which alone writes the ledger."""
     settings = spec.settings
     url = db.database_url(settings)
-    providers.register_offline(settings, settings.offline_latency_ms / 1000)
+    providers.register_offline(settings, settings.model.offline_latency_ms / 1000)
     ledger = await db.aconnect(url, autocommit=True)
     pool = _pool(url, settings, spec.run_id)
     ctx = RunContext(

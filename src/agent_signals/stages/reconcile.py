@@ -107,7 +107,7 @@ async def _enforce(
                 "user %s: the core set changed since the model was asked; the cap rule decides", user_id
             )
             counts[Count.RECONCILE_STALE] += 1
-    plan = plan_cap(core, own, answer, language=writer.settings.signal_language)
+    plan = plan_cap(core, own, answer, language=writer.settings.screening.signal_language)
     if plan.invalid is not None:
         log.warning(
             "user %s: reconciliation answer rejected (%s); the cap rule decides", user_id, plan.invalid

@@ -51,8 +51,8 @@ def shards(pending: list[Pending], settings: Settings) -> Iterator[Shard]:
     AGENT_SIGNALS_SHARD_SIZE users."""
     buckets: dict[int, list[str]] = {}
     for p in pending:
-        buckets.setdefault(shard_of(p.user_id, settings.shards), []).append(p.user_id)
-    size = settings.shard_size
+        buckets.setdefault(shard_of(p.user_id, settings.run.shards), []).append(p.user_id)
+    size = settings.run.shard_size
     for number in sorted(buckets):
         users = sorted(buckets[number])
         for part, start in enumerate(range(0, len(users), size)):

@@ -43,7 +43,7 @@ async def summarize(ctx: RunContext) -> list[str]:
     """Rebuild the summaries that no longer describe their user's signals (bounded concurrency): the dirty
     users' and any other, whoever consumed the dirty marks. The users whose summary changed are marked for
     this run's view refresh. Returns users whose rebuild failed: they stay marked for the next run."""
-    if not ctx.settings.summaries:
+    if not ctx.settings.run.summaries:
         return []
     written: list[str] = []
     if batch_aware(ctx):  # the answers of earlier summary batches written (whatever the mode is now)
@@ -52,7 +52,7 @@ async def summarize(ctx: RunContext) -> list[str]:
         todo = await summaries.candidates(conn)
     if batch_summaries.batched(ctx):  # the stale ones sent in a batch
         todo = await batch_summaries.submit(ctx, todo)  # left: those with nothing to describe (no call)
-    slots = asyncio.Semaphore(ctx.settings.concurrency)
+    slots = asyncio.Semaphore(ctx.settings.run.concurrency)
     failed: list[str] = []
 
     async def write(lines: list[SummaryLine]) -> str:
@@ -103,13 +103,13 @@ async def rebuild(
         await summaries.delete(conn, candidate.user_id)
         return Count.SUMMARY_DROPPED
     summary = parse_summary_answer(await write(lines)).summary
-    model, version, outcome = settings.model, prompt_set(settings, "summarize").version, Count.SUMMARIZED
-    if reason := screen_text(summary, language=settings.signal_language, summary=True):
+    model, version, outcome = settings.model.name, prompt_set(settings, "summarize").version, Count.SUMMARIZED
+    if reason := screen_text(summary, language=settings.screening.signal_language, summary=True):
         log.warning(
             "user %s: the model's summary %s; written from the signals instead", candidate.user_id, reason
         )
         summary, model, version, outcome = (
-            replacement(lines, settings.signal_language),
+            replacement(lines, settings.screening.signal_language),
             None,
             None,
             Count.SUMMARY_REPLACED,

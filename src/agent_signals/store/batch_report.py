@@ -32,7 +32,7 @@ class BatchOut:
     def too_old(self, settings: Settings) -> bool:
         """Out longer than AGENT_SIGNALS_BATCH_WARN_AGE_S and not ended (an ended one only waits for the next
         run to apply its answers)."""
-        return self.status != "ended" and self.age_s > settings.batch_warn_age_s
+        return self.status != "ended" and self.age_s > settings.batch.warn_age_s
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,14 @@ CONNECT_TIMEOUT_S = 10
 
 def database_url(settings: Settings) -> str:
     """The libpq URL of the project database, starting the embedded server on demand."""
-    if settings.database_url:
-        return settings.database_url
+    if settings.database.url:
+        return settings.database.url
     return _embedded_url(settings)
 
 
 def _embedded_url(settings: Settings) -> str:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    pgdata = settings.data_dir / "pgdata"
+    settings.database.data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = settings.database.data_dir / "pgdata"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs complains about XDG_RUNTIME_DIR as root
         import pgserver  # imported lazily: only the embedded path needs it
@@ -42,25 +42,27 @@ def _embedded_url(settings: Settings) -> str:
     admin = make_conninfo(host=socket_dir, user="postgres", dbname="postgres")
     with psycopg.connect(admin, autocommit=True) as conn:
         exists = conn.execute(
-            "select 1 from pg_database where datname = %s", [settings.database_name]
+            "select 1 from pg_database where datname = %s", [settings.database.name]
         ).fetchone()
         if not exists:
             conn.execute(
-                psycopg.sql.SQL("create database {}").format(psycopg.sql.Identifier(settings.database_name))
+                psycopg.sql.SQL("create database {}").format(psycopg.sql.Identifier(settings.database.name))
             )
-    return f"postgresql://postgres@/{quote(settings.database_name)}?host={quote(socket_dir)}"
+    return f"postgresql://postgres@/{quote(settings.database.name)}?host={quote(socket_dir)}"
 
 
 def restarted_url(settings: Settings) -> str:
     """The URL to connect again after a run lost its connections: DATABASE_URL's server as it is; the
     embedded server started again if it stopped (as every command starts it on demand)."""
-    if settings.database_url:
-        return settings.database_url
+    if settings.database.url:
+        return settings.database.url
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pgserver
 
-        server = pgserver.get_server(settings.data_dir / "pgdata", cleanup_mode=None)  # this process's handle
+        server = pgserver.get_server(
+            settings.database.data_dir / "pgdata", cleanup_mode=None
+        )  # this process's handle
         try:
             with server._lock:  # pgserver's own start runs under this inter-process lock (pgserver 0.1.4)
                 server.ensure_postgres_running()

@@ -196,12 +196,12 @@ def write_limits(conn: psycopg.Connection) -> None:
 
 def check_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> None:
     declared, embedded = conn.execute(query("migrate/embedding_column")).fetchone()
-    wanted = f"vector({settings.embedding_dim})"
+    wanted = f"vector({settings.model.embedding_dim})"
     if declared == "vector":
         raise SchemaError("the embedding column has no dimension yet", hint="run `agent-signals db migrate`")
     if declared != wanted:
         raise SchemaError(
-            f"signals.signals.embedding is {declared} but AGENT_SIGNALS_EMBEDDING_DIM is {settings.embedding_dim}",
+            f"signals.signals.embedding is {declared} but AGENT_SIGNALS_EMBEDDING_DIM is {settings.model.embedding_dim}",
             hint=f"set AGENT_SIGNALS_EMBEDDING_DIM to the stored dimension ({embedded} signal(s) are embedded), "
             "or use an embedding model of the stored dimension",
         )
@@ -212,8 +212,10 @@ def set_embedding_dimension(conn: psycopg.Connection, settings: Settings) -> Non
     with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(%s)", [LOCK_KEY])
         declared, embedded = conn.execute(query("migrate/embedding_column")).fetchone()
-        if declared == "vector" or (embedded == 0 and declared != f"vector({settings.embedding_dim})"):
-            conn.execute(query("migrate/set_embedding_dimension").format(dim=int(settings.embedding_dim)))
+        if declared == "vector" or (embedded == 0 and declared != f"vector({settings.model.embedding_dim})"):
+            conn.execute(
+                query("migrate/set_embedding_dimension").format(dim=int(settings.model.embedding_dim))
+            )
 
 
 def migrate(conn: psycopg.Connection, settings: Settings) -> list[str]:

@@ -252,7 +252,7 @@ async def start_run(
             "flow_run_id": flow_run_id,
             "window_start": window_start,
             "window_end": window_end,
-            "model": settings.model,
+            "model": settings.model.name,
             "prompt_version": prompt_version,
             "answer_mode": answer_mode,
             "parameters": Jsonb(parameters) if parameters is not None else None,

@@ -386,7 +386,7 @@ class ShardWriter:
         review, or None), each applied as if alone by its kind's handler (core/actions.py): creates, updates,
         ends, reinforcements, evidence, events."""
         assert len({o.user_id for o, _p, _held in candidates}) == len(candidates), "one candidate per user"
-        exclusive = self.settings.exclusive_kinds
+        exclusive = self.settings.run.exclusive_kinds
         staged = (
             {
                 "seq": seq,
@@ -403,7 +403,7 @@ class ShardWriter:
         await self._stage("staging.apply_candidates", staged)
         resolved = await self._rows(
             "shard_writer/apply_resolve",
-            {"batch": self.key, "threshold": self.settings.near_duplicate_similarity},
+            {"batch": self.key, "threshold": self.settings.screening.near_duplicate_similarity},
         )
         round_ = _Round()
         for row in resolved:
