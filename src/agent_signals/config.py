@@ -451,22 +451,59 @@ def variable_of(group: str, field: str) -> str:
     return variable(_FLAT_OF[(group, field)])
 
 
+def _grouped(values: dict[str, Any]) -> dict[str, Any]:
+    """Flat names into their group: `model="openai/x"` (a string) is model.name, `model={...}` or a
+    ModelSettings the group itself; a flat name wins over the same field in a group given whole. Other
+    names are left as they are (Settings ignores them)."""
+    grouped: dict[str, Any] = {}
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in GROUPS and isinstance(value, dict | BaseModel):
+            grouped.setdefault(key, {}).update(dict(value) if isinstance(value, BaseModel) else value)
+        elif key in FIELDS:
+            flat[key] = value
+        else:
+            grouped.setdefault(key, value)
+    for name, value in flat.items():
+        group, field = FIELDS[name]
+        grouped.setdefault(group, {})[field] = value
+    return grouped
+
+
 class _FlatEnvironment(PydanticBaseSettingsSource):
     """The variables of FIELDS, read under their flat names (not pydantic-settings' AGENT_SIGNALS_MODEL__NAME),
-    as they are (each field's validation parses them), names matched regardless of case."""
+    as they are (each field's validation parses them), names matched regardless of case, in their groups."""
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
         environ = {name.lower(): value for name, value in os.environ.items()}
-        return {flat: environ[variable(flat).lower()] for flat in FIELDS if variable(flat).lower() in environ}
+        return _grouped(
+            {flat: environ[variable(flat).lower()] for flat in FIELDS if variable(flat).lower() in environ}
+        )
+
+
+class _GroupedKeywords(PydanticBaseSettingsSource):
+    """The keywords of Settings(...) (pydantic-settings' init source), in their groups: merged with the
+    environment's field by field, a keyword wins over its variable, as the flat settings' keywords did."""
+
+    def __init__(self, settings_cls: type[BaseSettings], keywords: PydanticBaseSettingsSource):
+        super().__init__(settings_cls)
+        self._keywords = keywords
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return _grouped(self._keywords())
 
 
 class Settings(BaseSettings):
     """Every setting, in groups. Built from the flat names (the environment's, or the same names as keywords:
     `Settings(model="openai/gpt-4o-mini", batch_mode="provider")`), which FIELDS routes to their group; read
-    as `settings.model.name`, `settings.batch.mode`."""
+    as `settings.model.name`, `settings.batch.mode`. model_validate reads the environment too (pydantic calls
+    BaseSettings' __init__), the values given winning field by field."""
 
     model_config = SettingsConfigDict(extra="ignore", frozen=True)
 
@@ -486,28 +523,13 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return init_settings, _FlatEnvironment(settings_cls)
+        return _GroupedKeywords(settings_cls, init_settings), _FlatEnvironment(settings_cls)
 
     @model_validator(mode="before")
     @classmethod
     def _route_flat_names(cls, data: Any) -> Any:
-        """Flat names into their group: `model="openai/x"` (a string) is model.name, `model={...}` or a
-        ModelSettings the group itself; a flat name wins over the same field in a group given whole."""
-        if not isinstance(data, dict):
-            return data
-        groups: dict[str, dict[str, Any]] = {}
-        routed: dict[str, Any] = {}
-        for key, value in data.items():
-            if key in GROUPS and (isinstance(value, dict | BaseModel)):
-                groups.setdefault(key, {}).update(dict(value) if isinstance(value, BaseModel) else value)
-            elif key in FIELDS:
-                routed[key] = value
-            else:
-                groups.setdefault(key, value)  # extra names: ignored, as before
-        for flat, value in routed.items():
-            group, field = FIELDS[flat]
-            groups.setdefault(group, {})[field] = value
-        return groups
+        """Flat names into their group, for a dict validated without the sources."""
+        return _grouped(data) if isinstance(data, dict) else data
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with some settings changed, by their flat names, validated as the environment's values are
