@@ -21,7 +21,7 @@ if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the ed
     sys.path.insert(0, str(ROOT / "src"))
 
 from agent_signals.config import DEFAULT_KINDS  # noqa: E402
-from agent_signals.core.special import CATEGORIES, special_categories  # noqa: E402
+from agent_signals.core.screening.special import CATEGORIES, special_categories  # noqa: E402
 from agent_signals_offline.rules import extract as rules  # noqa: E402
 
 

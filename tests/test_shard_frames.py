@@ -1,6 +1,6 @@
 """A shard's data as polars frames (issue 19, point 1): its users' messages and known signals read with one
 query each (store/source.py ShardFrames), the prompts rendered from each user's rows; the answers' proposals
-screened as one frame in which each distinct text is read once (core/screen.py screen_shard), gated as one
+screened as one frame in which each distinct text is read once (core/screening/screen.py screen_shard), gated as one
 frame (Great Expectations) and embedded once per distinct content. The outcome for each user is the one a
 user screened alone gets, hostile text included."""
 
@@ -16,9 +16,9 @@ import pytest
 
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
-from agent_signals.core import screen as screening
 from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
 from agent_signals.core.outcome import UserOutcome
+from agent_signals.core.screening import screen as screening
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals
 from agent_signals.store.source import Window, load_shard

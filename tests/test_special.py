@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import DEFAULT_KINDS, Settings
-from agent_signals.core import special
 from agent_signals.core.batching import SourceMessage
-from agent_signals.core.screen import screen
-from agent_signals.core.special import CATEGORIES, TABLE, redact_special, special_categories
+from agent_signals.core.screening import special
+from agent_signals.core.screening.screen import screen
+from agent_signals.core.screening.special import CATEGORIES, TABLE, redact_special, special_categories
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals

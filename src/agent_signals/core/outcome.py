@@ -33,7 +33,7 @@ class UserOutcome:
     - extract: the user (its batch: every message read, the signals it knows), the provenance its writes are
       recorded with, the provider batch its answers were read from, how many prompts were asked;
     - validate (validate_answer): the proposals, the actions rejected, the answer's summary;
-    - screen (core/screen.py): the proposals kept (their quotes redacted), quarantined, held for review or
+    - screen (core/screening/screen.py): the proposals kept (their quotes redacted), quarantined, held for review or
       rejected; the summary dropped once it no longer describes exactly what gets written;
     - quality gate (reject): the candidates it refused;
     - embed: the candidates' embeddings;

@@ -19,7 +19,7 @@ from agent_signals.adapters import llm
 from agent_signals.core.answers import ReconcileAnswer, parse_reconcile_answer
 from agent_signals.core.outcome import UserOutcome
 from agent_signals.core.prompts import CoreLine, render_reconcile
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.apply import Finish, apply_users
 from agent_signals.stages.calls import complete
 from agent_signals.stages.context import RunContext, cut_off
@@ -106,9 +106,7 @@ async def _apply_group(ctx: RunContext, group: list[UserOutcome]) -> None:
         # stays waiting: the next run applies it again (docs/batch.md)
         if o.batch_key is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
-                await batches.close_requests(
-                    conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id
-                )
+                await batches.close_requests(conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id)
 
 
 def _closing(ctx: RunContext, group: list[UserOutcome]) -> Finish | None:

@@ -10,7 +10,7 @@ from agent_signals.adapters import batches as provider
 from agent_signals.adapters import llm
 from agent_signals.core.answers import InvalidAnswer
 from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.batches import asked_with, batching, results, send, warn
 from agent_signals.stages.context import RunContext
 from agent_signals.store import batches as ledger

@@ -18,7 +18,7 @@ import psycopg
 
 from agent_signals.adapters import batches as provider
 from agent_signals.adapters import llm
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.batches import asked_with, batch_aware, batching, warn
 from agent_signals.stages.context import RunContext, raise_if_stopped, timed
 from agent_signals.store import batches as ledger

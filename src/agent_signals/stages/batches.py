@@ -23,8 +23,8 @@ from agent_signals.adapters import batches as provider
 from agent_signals.config import Settings
 from agent_signals.core.batching import Call, SourceMessage, UserBatch
 from agent_signals.core.outcome import Provenance, UserOutcome
-from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.context import RunContext
 from agent_signals.stages.extract import judge, plan_calls
 from agent_signals.stages.failures import UserFailed, fail

@@ -5,7 +5,7 @@ first call made alone so that a misconfigured model costs one request."""
 from __future__ import annotations
 
 from agent_signals.adapters import llm, pacing
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.context import RunContext, cut_off
 from agent_signals.store import run_calls
 

@@ -23,9 +23,9 @@ from agent_signals.core.actions import EMBEDDED, Count, action_of
 from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.outcome import UserOutcome, validate_answer
-from agent_signals.core.redaction import redacting_logger
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
-from agent_signals.core.screen import screen_shard
+from agent_signals.core.screening.redaction import redacting_logger
+from agent_signals.core.screening.screen import screen_shard
 from agent_signals.core.validate import Proposal, Rejection
 from agent_signals.stages import embed
 from agent_signals.stages.calls import complete, record_calls

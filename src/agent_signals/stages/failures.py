@@ -10,8 +10,8 @@ import psycopg
 
 from agent_signals.core.actions import Count
 from agent_signals.core.batching import SourceMessage
-from agent_signals.core.redaction import redacting_logger
-from agent_signals.core.screen import redact
+from agent_signals.core.screening.redaction import redacting_logger
+from agent_signals.core.screening.screen import redact
 from agent_signals.stages.context import RunContext, cut_off
 from agent_signals.store import runs
 

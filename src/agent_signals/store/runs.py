@@ -30,9 +30,9 @@ CALL_FIGURES = ("llm_calls", "llm_calls_by_purpose", "prompt_tokens", "cached_pr
 
 
 def _redact(text: str) -> str:
-    """core/screen.py's redact, imported when there is text to redact: its tables cost about a second of
+    """core/screening/screen.py's redact, imported when there is text to redact: its tables cost about a second of
     imports, which a run with nothing to do (stages/idle.py) never needs."""
-    from agent_signals.core.screen import redact
+    from agent_signals.core.screening.screen import redact
 
     return redact(text)
 
@@ -356,7 +356,7 @@ async def record_failure(
     """Record a failure, redacted, with the messages the failing call read. One that counts against the user
     delays their next attempt (retries.retry_delay_s); the last attempt allowed sets aside the messages the
     failed attempts kept reading and resolves them, so that the user's other messages are read again."""
-    from agent_signals.core.redaction import redact_answer
+    from agent_signals.core.screening.redaction import redact_answer
 
     message = _redact(message)[:2000]
     async with conn.transaction():

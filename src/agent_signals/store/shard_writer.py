@@ -43,8 +43,8 @@ from agent_signals.core.actions import Count, action_of
 from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
 from agent_signals.core.outcome import Provenance, UserOutcome
-from agent_signals.core.redaction import redact_fields, redact_value
-from agent_signals.core.screen import redact
+from agent_signals.core.screening.redaction import redact_fields, redact_value
+from agent_signals.core.screening.screen import redact
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal, Rejection
 from agent_signals.store.embeddings import vector_text

@@ -23,7 +23,7 @@ from itertools import pairwise
 import regex
 from mnemonic import Mnemonic
 
-from agent_signals.core.sensitive.finding import Finding
+from agent_signals.core.screening.sensitive.finding import Finding
 
 _PHRASE_LENGTHS = (24, 21, 18, 15, 12)
 _WORD = regex.compile(r"[\p{L}\p{M}]+")  # `re` cuts a word at a combining mark (a decomposed "é", "ご")

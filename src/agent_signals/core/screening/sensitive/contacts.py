@@ -8,8 +8,8 @@ from functools import cache
 
 from babel import Locale
 
-from agent_signals.core import sensitive_words as words
-from agent_signals.core.sensitive.finding import LETTER, Finding
+from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 # ---------------------------------------------------------------------------------------------------
 # E-mail addresses, plain and spelled out

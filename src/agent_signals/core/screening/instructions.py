@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from agent_signals.core.fold import Readings, readings, strip_marks, visible
+from agent_signals.core.screening.fold import Readings, readings, strip_marks, visible
 from agent_signals.errors import AgentSignalsError
 
 PHRASES_DIR = Path(__file__).with_name("instruction_phrases")

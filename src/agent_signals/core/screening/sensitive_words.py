@@ -2,7 +2,7 @@
 Spanish, Italian, Portuguese, Dutch, Polish, Russian, Chinese, Japanese). These are the phrases no library
 lists: how people say "my password is", "my door code", "I was born on", how they spell an e-mail
 address or read out digits. Month names come from babel (CLDR), street and ID formats from the
-detectors of core/sensitive/. Each table is a regular-expression alternation, matched case-insensitively.
+detectors of core/screening/sensitive/. Each table is a regular-expression alternation, matched case-insensitively.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import regex as re  # `re` has no word character for a combining mark (Thai, Hindi)
 
-from agent_signals.core.sensitive.finding import Finding
-from agent_signals.core.sensitive.street_words import (
+from agent_signals.core.screening.sensitive.finding import Finding
+from agent_signals.core.screening.sensitive.street_words import (
     COMPOUND_SUFFIXES,
     HOUSE,
     KOREAN_SUFFIXES,

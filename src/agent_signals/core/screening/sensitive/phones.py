@@ -7,8 +7,8 @@ from collections.abc import Iterable, Iterator
 
 import phonenumbers
 
-from agent_signals.core import sensitive_words as words
-from agent_signals.core.sensitive.finding import LETTER, Finding
+from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 # ---------------------------------------------------------------------------------------------------
 # Phone numbers: phonenumbers, and digits read out as words

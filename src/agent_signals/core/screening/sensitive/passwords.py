@@ -16,8 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from agent_signals.core.sensitive.cues import CODE_WORDS, PASSWORD_WORDS, cue
-from agent_signals.core.sensitive.finding import Finding
+from agent_signals.core.screening.sensitive.cues import CODE_WORDS, PASSWORD_WORDS, cue
+from agent_signals.core.screening.sensitive.finding import Finding
 
 # ---------------------------------------------------------------------------------------------------
 # A password-shaped token, wherever it stands

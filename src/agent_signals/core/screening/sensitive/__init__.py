@@ -4,7 +4,7 @@ national identification numbers (each with its check digits; its whole catalogue
 phonenumbers for phone numbers, babel (CLDR) for month names and mnemonic for the BIP-39 word lists of
 recovery phrases. What no library lists, the phrases around the data ("my password is", "door code",
 "born on", "jane at example dot com", digits read out as words, street words), is in
-core/sensitive_words.py, in eleven languages, and in cues.py and street_words.py, in over thirty.
+core/screening/sensitive_words.py, in eleven languages, and in cues.py and street_words.py, in over thirty.
 
 Detectors that do not depend on the language: password-shaped tokens (passwords.py), recovery phrases
 and backup codes (phrases.py), long runs of digits, python-stdnum's catalogue, passport numbers and
@@ -21,22 +21,30 @@ from __future__ import annotations
 
 import re
 
-from agent_signals.core.sensitive.birth import find_birth_dates_any
-from agent_signals.core.sensitive.contacts import find_addresses, find_birth_dates, find_emails
-from agent_signals.core.sensitive.credentials import find_credentials, find_door_codes, find_stated_passwords
-from agent_signals.core.sensitive.finding import Finding
-from agent_signals.core.sensitive.identifiers import (
+from agent_signals.core.screening.sensitive.birth import find_birth_dates_any
+from agent_signals.core.screening.sensitive.contacts import find_addresses, find_birth_dates, find_emails
+from agent_signals.core.screening.sensitive.credentials import (
+    find_credentials,
+    find_door_codes,
+    find_stated_passwords,
+)
+from agent_signals.core.screening.sensitive.finding import Finding
+from agent_signals.core.screening.sensitive.identifiers import (
     MIN_CATALOGUE_DIGITS,
     MIN_RUN_DIGITS,
     find_catalogue_ids,
     find_digit_runs,
     find_passports,
 )
-from agent_signals.core.sensitive.numbers import MIN_ID_DIGITS, find_numbers
-from agent_signals.core.sensitive.passwords import find_shaped_passwords, find_stated_values
-from agent_signals.core.sensitive.phones import find_phones, find_spoken_phones
-from agent_signals.core.sensitive.phrases import find_backup_codes, find_recovery_keys, find_recovery_phrases
-from agent_signals.core.sensitive.streets import find_street_addresses
+from agent_signals.core.screening.sensitive.numbers import MIN_ID_DIGITS, find_numbers
+from agent_signals.core.screening.sensitive.passwords import find_shaped_passwords, find_stated_values
+from agent_signals.core.screening.sensitive.phones import find_phones, find_spoken_phones
+from agent_signals.core.screening.sensitive.phrases import (
+    find_backup_codes,
+    find_recovery_keys,
+    find_recovery_phrases,
+)
+from agent_signals.core.screening.sensitive.streets import find_street_addresses
 
 # Every kind of finding, in the order sensitive_kinds() reports them.
 KINDS = (

@@ -31,8 +31,8 @@ from functools import cache
 import regex
 
 from agent_signals.config import ANY_LANGUAGE, SIGNAL_LANGUAGES
-from agent_signals.core.characters import look_alikes
-from agent_signals.core.fold import visible
+from agent_signals.core.screening.characters import look_alikes
+from agent_signals.core.screening.fold import visible
 
 ENGLISH = "en"
 LATIN_LANGUAGES = SIGNAL_LANGUAGES  # the Latin-script languages the identifier tells apart

@@ -4,7 +4,7 @@ the agent as a "fact" (quarantined for review instead), never re-learns its own 
 context block, a signal quoted back), and holds for a person to review what no deterministic check can
 decide. The model can be fooled: nothing here trusts its judgement.
 
-- secrets, identifiers and contact data (core/sensitive/) in a candidate's content, or a number the content
+- secrets, identifiers and contact data (core/screening/sensitive/) in a candidate's content, or a number the content
   repeats from such data in its quote: the candidate is rejected (`skipped_sensitive`); in an evidence
   quote only: the quote is stored redacted.
 - a special category of personal data (special.py) in a candidate's content: rejected (`skipped_special`);
@@ -31,15 +31,15 @@ from dataclasses import dataclass, field, replace
 
 import polars as pl
 
-from agent_signals.core import risk
 from agent_signals.core.actions import Count
 from agent_signals.core.batching import KnownSignal, UserBatch, is_pipeline_output
-from agent_signals.core.instructions import instruction_reason, redact_blobs
 from agent_signals.core.outcome import UserOutcome
-from agent_signals.core.sensitive import findings, sensitive_kinds
-from agent_signals.core.sensitive import redact as redact_sensitive
-from agent_signals.core.signal_shape import ENGLISH, shape_reason
-from agent_signals.core.special import redact_special, special_categories
+from agent_signals.core.screening import risk
+from agent_signals.core.screening.instructions import instruction_reason, redact_blobs
+from agent_signals.core.screening.sensitive import findings, sensitive_kinds
+from agent_signals.core.screening.sensitive import redact as redact_sensitive
+from agent_signals.core.screening.signal_shape import ENGLISH, shape_reason
+from agent_signals.core.screening.special import redact_special, special_categories
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Proposal, Rejection
 

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_signals.core.batching import KnownSignal
-from agent_signals.core.instructions import intent_reason
-from agent_signals.core.signal_shape import instruction_shape, names_action, shape_reason
+from agent_signals.core.screening.instructions import intent_reason
+from agent_signals.core.screening.signal_shape import instruction_shape, names_action, shape_reason
 from agent_signals.core.validate import Proposal
 
 SET_SEPARATOR = "; "  # how a user's statements are joined to be read as one text

@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from agent_signals.core.screen import redact
+from agent_signals.core.screening.screen import redact
 
 # the fields of signals.events payloads (signal snapshots, merges, demotions) that hold text of a message or
 # of a model; the others are ids, numbers and times, left as they are

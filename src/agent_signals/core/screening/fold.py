@@ -46,7 +46,7 @@ from pathlib import Path
 
 import regex
 
-from agent_signals.core.characters import (
+from agent_signals.core.screening.characters import (
     HIDDEN_RUN,
     cyrillic_look_alikes,
     hidden_text,

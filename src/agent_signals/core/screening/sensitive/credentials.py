@@ -15,8 +15,8 @@ from detect_secrets.plugins.high_entropy_strings import (
 )
 from detect_secrets.settings import Settings, get_settings
 
-from agent_signals.core import sensitive_words as words
-from agent_signals.core.sensitive.finding import LETTER, Finding
+from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 # ---------------------------------------------------------------------------------------------------
 # Credentials and high-entropy strings: detect-secrets, line by line

@@ -1,7 +1,7 @@
 """Special categories of personal data (GDPR Art. 9: ethnic origin, political opinions, religious or
 philosophical beliefs, trade union membership, genetic and biometric data, health, sex life and sexual
 orientation; and gender identity) and criminal records (Art. 10) stated in a text, in any of the languages of
-core/data/special_categories.toml (English, French, German, Spanish, Italian, Portuguese, Russian, Chinese,
+core/screening/data/special_categories.toml (English, French, German, Spanish, Italian, Portuguese, Russian, Chinese,
 Japanese, Korean, Arabic, Turkish, Polish, Greek, Ukrainian, Hindi in Devanagari and romanised, Swedish,
 Vietnamese, Indonesian, Thai, Hebrew, Dutch).
 
@@ -27,7 +27,7 @@ import unicodedata
 from functools import cache
 from pathlib import Path
 
-from agent_signals.core.fold import Readings, readings, strip_marks, visible
+from agent_signals.core.screening.fold import Readings, readings, strip_marks, visible
 
 CATEGORIES = (
     "ethnic_origin",

@@ -16,8 +16,8 @@ from functools import cache
 import regex
 from babel import Locale
 
-from agent_signals.core.sensitive.cues import BIRTH_WORDS, cue
-from agent_signals.core.sensitive.finding import Finding
+from agent_signals.core.screening.sensitive.cues import BIRTH_WORDS, cue
+from agent_signals.core.screening.sensitive.finding import Finding
 
 _BIRTH_CUE = cue(BIRTH_WORDS)
 _REACH = 60  # characters from the cue to the date, either side

@@ -27,8 +27,8 @@ from types import ModuleType
 from stdnum import isbn
 from stdnum.util import get_module_name, get_number_modules
 
-from agent_signals.core.sensitive.cues import ID_WORDS, PASSPORT_WORDS, cue
-from agent_signals.core.sensitive.finding import Finding
+from agent_signals.core.screening.sensitive.cues import ID_WORDS, PASSPORT_WORDS, cue
+from agent_signals.core.screening.sensitive.finding import Finding
 
 MIN_RUN_DIGITS = 9
 MIN_CATALOGUE_DIGITS = 4  # an Indian PAN has four

@@ -17,8 +17,8 @@ from stdnum.pt import cc
 from stdnum.ru import inn
 from stdnum.us import ssn
 
-from agent_signals.core import sensitive_words as words
-from agent_signals.core.sensitive.finding import END, LETTER, START, Finding
+from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening.sensitive.finding import END, LETTER, START, Finding
 
 # ---------------------------------------------------------------------------------------------------
 # Card numbers, IBANs and national identification numbers: python-stdnum
