@@ -37,14 +37,14 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from agent_signals.core.prompts import SummaryLine  # noqa: E402
+from agent_signals.core.prompting.prompts import SummaryLine  # noqa: E402
+from agent_signals.core.prompting.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.core.screening import fold  # noqa: E402
 from agent_signals.core.screening.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.screening.screen import screen_text  # noqa: E402
 from agent_signals.core.screening.sensitive import sensitive_kinds  # noqa: E402
 from agent_signals.core.screening.signal_shape import shape_reason  # noqa: E402
 from agent_signals.core.screening.special import special_categories  # noqa: E402
-from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.evaluation.signal_form import as_signal  # noqa: E402
 from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402

@@ -9,7 +9,7 @@ from typing import Any
 import litellm
 from litellm import CustomLLM, ModelResponse
 
-from agent_signals.core.prompts import is_extract_prompt, is_summarize_prompt
+from agent_signals.core.prompting.prompts import is_extract_prompt, is_summarize_prompt
 from agent_signals_offline.provider import answer as offline_answer
 from agent_signals_offline.provider import fill_response
 

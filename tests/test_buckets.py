@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
+from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
 from agent_signals.errors import AgentSignalsError
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import user_signals as user_paths

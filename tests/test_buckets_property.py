@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, Phase, event, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
 from agent_signals.core.outcome import Provenance, UserOutcome
+from agent_signals.core.prompting.answers import ReconcileAnswer
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.stages import user_signals as user_paths

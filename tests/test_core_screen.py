@@ -9,7 +9,7 @@ from uuid import uuid4
 
 import pytest
 
-from agent_signals.core.batching import CONTEXT_BLOCK, KnownSignal, SourceMessage
+from agent_signals.core.prompting.extract_calls import CONTEXT_BLOCK, KnownSignal, SourceMessage
 from agent_signals.core.screening.screen import WITHHELD_COUNTERS, screen, screen_text
 from agent_signals.core.validate import WITHHELD, Cite, Proposal
 

@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.batching import SourceMessage, UserBatch
 from agent_signals.core.outcome import Provenance, UserOutcome
-from agent_signals.core.prompts import is_reconcile_prompt
+from agent_signals.core.prompting.answers import ReconcileAnswer
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch
+from agent_signals.core.prompting.prompts import is_reconcile_prompt
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals

@@ -325,7 +325,7 @@ def offline_answer(version: str, texts: list[str], known=(), agent: str = "") ->
     import json
     from datetime import date
 
-    from agent_signals.core.prompts import PromptMessage, render_extract
+    from agent_signals.core.prompting.prompts import PromptMessage, render_extract
     from agent_signals_offline.provider import answer
 
     messages = [PromptMessage(f"m{i}", t, date="2026-11-20", agent=agent) for i, t in enumerate(texts, 1)]
@@ -334,7 +334,7 @@ def offline_answer(version: str, texts: list[str], known=(), agent: str = "") ->
 
 
 def test_the_offline_models_time_and_scope_are_what_pipeline_md_says():
-    from agent_signals.core.prompts import PromptSignal
+    from agent_signals.core.prompting.prompts import PromptSignal
     from agent_signals_offline.rules import time_and_scope
 
     time = _paragraph(PIPELINE, "**What a fact's time needs.**")

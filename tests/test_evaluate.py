@@ -443,7 +443,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
 
 @pytest.mark.db
 def test_replay_of_a_prompt_that_does_not_exist_says_which_do(settings):
-    from agent_signals.core.prompts import prompt_set
+    from agent_signals.core.prompting.prompts import prompt_set
 
     with pytest.raises(AgentSignalsError) as caught:
         prompt_set(settings, "extract", "v9")

@@ -19,15 +19,15 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import (
+from agent_signals.core.outcome import validate_answer
+from agent_signals.core.prompting.answers import (
     parse_extract_actions,
     parse_extract_answer,
     parse_reconcile_answer,
     parse_summary_answer,
 )
-from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
-from agent_signals.core.outcome import validate_answer
-from agent_signals.core.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompting.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
 from agent_signals.flows.extract import extract_signals
 from agent_signals.limits import CONTENT_MAX_CHARS
 from tests import http_model

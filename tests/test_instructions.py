@@ -510,7 +510,7 @@ def test_a_candidate_citing_a_message_that_hides_text_is_held_for_review_whateve
     review (a pending signal, in no view), never written as it stands."""
     from datetime import UTC, datetime
 
-    from agent_signals.core.batching import SourceMessage
+    from agent_signals.core.prompting.extract_calls import SourceMessage
     from agent_signals.core.screening.screen import screen
     from agent_signals.core.validate import Cite, Proposal
 

@@ -218,7 +218,7 @@ def test_every_prompt_version_renders_as_before():
 @pytest.mark.unit
 def test_the_renderer_fills_the_limits_into_every_template_and_the_version(monkeypatch, tmp_path):
     from agent_signals.config import Settings
-    from agent_signals.core import prompts
+    from agent_signals.core.prompting import prompts
     from tests import prompt_samples as samples
 
     before, after = tmp_path / "before", tmp_path / "after"
@@ -261,7 +261,7 @@ def max_lengths(value: object, key: str = "") -> list[tuple[str, str, int]]:
     "path", sorted((ROOT / "prompts").glob("*/*.schema.json")), ids=lambda p: p.parent.name + "/" + p.name
 )
 def test_the_answer_schemas_bound_texts_by_the_limits(path):
-    """Every prompt version's answer schema (v1's are generated from core/answers.py, v2's written by hand)
+    """Every prompt version's answer schema (v1's are generated from core/prompting/answers.py, v2's written by hand)
     bounds a signal's text, a quote and a summary by limits.py."""
     bounds = {
         ("content", "maxLength"): limits.CONTENT_MAX_CHARS,

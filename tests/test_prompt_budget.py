@@ -11,7 +11,7 @@ import litellm
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 from tests.fakes import SCRIPTED_MODEL

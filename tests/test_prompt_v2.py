@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
-from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals_offline.provider import answer
 from tests import http_model
 from tests.builders import T0, conversation, load_conversations

@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
-from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
-from agent_signals.core.prompts import (
+from agent_signals.core.prompting.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompting.prompts import (
     PromptMessage,
     PromptSignal,
     fence,
@@ -169,7 +169,7 @@ def test_the_fixed_part_of_the_prompt_is_small(version, limit):
 def test_v3_is_v2_for_a_product_with_one_agent_and_shows_agents_as_handles_otherwise():
     from datetime import UTC, date, datetime
 
-    from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch, build_calls
 
     at, today = datetime(2026, 11, 1, tzinfo=UTC), date(2026, 11, 2)
     plain = UserBatch("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at)])

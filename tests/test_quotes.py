@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch, build_calls
 from agent_signals.core.text import ELIDED_GAP_CHARS, clean, find_span
 
 pytestmark = pytest.mark.unit

@@ -171,7 +171,7 @@ def test_a_passports_machine_readable_zone_is_redacted_in_a_rejected_action():
 
 @pytest.mark.unit
 def test_the_summary_written_in_place_of_a_refused_one_uses_only_signals_that_pass():
-    from agent_signals.core.prompts import SummaryLine
+    from agent_signals.core.prompting.prompts import SummaryLine
     from agent_signals.stages.summarize import replacement
 
     lines = [

@@ -16,7 +16,7 @@ import pytest
 
 from agent_signals.adapters import dbt as views
 from agent_signals.config import Settings
-from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt
+from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile_prompt
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import review as reviews
 from agent_signals.store.shard_writer import signal_id_for
@@ -510,8 +510,8 @@ def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_propos
     """The gate and the embedding read UserOutcome.candidates, the proposals then those held for review: an
     index past the proposals is a held candidate, rejected alone."""
     from agent_signals.core.actions import Count
-    from agent_signals.core.batching import SourceMessage, UserBatch
     from agent_signals.core.outcome import UserOutcome
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch
     from agent_signals.core.validate import Cite, Proposal
 
     message = SourceMessage.read("c1", "m1", "I'm a pilot and I like sailing", datetime.now(UTC))

@@ -16,9 +16,9 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.core.screening.screen import screen, sensitive_kinds
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import user_signals as user_paths

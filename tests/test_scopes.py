@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 

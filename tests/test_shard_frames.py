@@ -16,8 +16,8 @@ import pytest
 
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
 from agent_signals.core.outcome import UserOutcome
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch
 from agent_signals.core.screening import screen as screening
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import Settings, SettingsError, load_settings
-from agent_signals.core.batching import KnownSignal, SourceMessage
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage
 from agent_signals.core.screening import risk
 from agent_signals.core.screening.screen import screen, screen_text
 from agent_signals.core.screening.signal_shape import instruction_shape, shape_reason

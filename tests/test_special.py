@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import DEFAULT_KINDS, Settings
-from agent_signals.core.batching import SourceMessage
+from agent_signals.core.prompting.extract_calls import SourceMessage
 from agent_signals.core.screening import special
 from agent_signals.core.screening.screen import screen
 from agent_signals.core.screening.special import CATEGORIES, TABLE, redact_special, special_categories

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals.flows.backfill import backfill_signals
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import user_signals as user_paths

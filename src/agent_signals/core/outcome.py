@@ -12,8 +12,8 @@ from uuid import UUID
 
 from agent_signals.config import Settings
 from agent_signals.core.actions import ACTIONS, Count
-from agent_signals.core.answers import ParsedExtract
-from agent_signals.core.batching import Call, SourceMessage, UserBatch
+from agent_signals.core.prompting.answers import ParsedExtract
+from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserBatch
 from agent_signals.core.validate import Invalid, Proposal, Rejection
 
 

@@ -25,7 +25,7 @@ import polars as pl
 import psycopg
 
 from agent_signals.config import Settings
-from agent_signals.core.batching import UserBatch, prompt_version
+from agent_signals.core.prompting.extract_calls import UserBatch, prompt_version
 from agent_signals.core.text import normalize_content as normalize
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
 from agent_signals.stages import context, lifecycle, scan

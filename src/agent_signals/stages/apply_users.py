@@ -16,9 +16,9 @@ from uuid import UUID
 import psycopg
 
 from agent_signals.adapters import llm
-from agent_signals.core.answers import ReconcileAnswer, parse_reconcile_answer
 from agent_signals.core.outcome import UserOutcome
-from agent_signals.core.prompts import CoreLine, render_reconcile
+from agent_signals.core.prompting.answers import ReconcileAnswer, parse_reconcile_answer
+from agent_signals.core.prompting.prompts import CoreLine, render_reconcile
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.apply import Finish, apply_users
 from agent_signals.stages.calls import complete

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from agent_signals.adapters import batches as provider
 from agent_signals.adapters import llm
-from agent_signals.core.answers import InvalidAnswer
-from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
+from agent_signals.core.prompting.answers import InvalidAnswer
+from agent_signals.core.prompting.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.batches import asked_with, batching, results, send, warn
 from agent_signals.stages.context import RunContext

@@ -21,8 +21,8 @@ import psycopg
 from agent_signals.adapters import batch_results, llm, structured
 from agent_signals.adapters import batches as provider
 from agent_signals.config import Settings
-from agent_signals.core.batching import Call, SourceMessage, UserBatch
 from agent_signals.core.outcome import Provenance, UserOutcome
+from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserBatch
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.context import RunContext

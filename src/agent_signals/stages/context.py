@@ -22,8 +22,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from agent_signals.adapters import llm, pacing, structured
 from agent_signals.config import Settings
-from agent_signals.core.batching import UserBatch
 from agent_signals.core.outcome import Provenance
+from agent_signals.core.prompting.extract_calls import UserBatch
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.store import db, runs
 from agent_signals.store.source import Window

@@ -20,9 +20,9 @@ import polars as pl
 
 from agent_signals.adapters import llm
 from agent_signals.core.actions import EMBEDDED, Count, action_of
-from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.outcome import UserOutcome, validate_answer
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.prompting.extract_calls import Call, UserBatch, build_calls
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.core.screening.screen import screen_shard
@@ -52,7 +52,7 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> UserOutcome:
 
 
 def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
-    """The user's prompts (batching.build_calls), with the run's figures and warnings for what they show."""
+    """The user's prompts (extract_calls.build_calls), with the run's figures and warnings for what they show."""
     stats = ctx.stats
     calls = build_calls(batch, ctx.settings, ctx.until.date())
     hidden = sum(1 for m in batch.messages if m.hidden)

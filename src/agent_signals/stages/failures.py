@@ -9,7 +9,7 @@ from __future__ import annotations
 import psycopg
 
 from agent_signals.core.actions import Count
-from agent_signals.core.batching import SourceMessage
+from agent_signals.core.prompting.extract_calls import SourceMessage
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.core.screening.screen import redact
 from agent_signals.stages.context import RunContext, cut_off

@@ -11,7 +11,7 @@ from uuid import uuid4
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
-from agent_signals.core.batching import prompt_version
+from agent_signals.core.prompting.extract_calls import prompt_version
 from agent_signals.store import db, runs, upkeep
 from agent_signals.store.migrate import check_current
 

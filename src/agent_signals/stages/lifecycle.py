@@ -15,7 +15,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from agent_signals.adapters import llm, providers, structured
 from agent_signals.config import Settings
-from agent_signals.core.batching import prompt_version
+from agent_signals.core.prompting.extract_calls import prompt_version
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages import interrupts
 from agent_signals.stages.context import (

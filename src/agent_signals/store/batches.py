@@ -15,7 +15,7 @@ from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
-from agent_signals.core.batching import KnownSignal, SourceMessage
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage
 from agent_signals.core.screening.screen import redact
 from agent_signals.store.sqlfiles import query
 

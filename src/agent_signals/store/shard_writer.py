@@ -40,9 +40,9 @@ from psycopg.rows import dict_row
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.actions import Count, action_of
-from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
 from agent_signals.core.outcome import Provenance, UserOutcome
+from agent_signals.core.prompting.extract_calls import SourceMessage
 from agent_signals.core.screening.redaction import redact_fields, redact_value
 from agent_signals.core.screening.screen import redact
 from agent_signals.core.text import normalize_content

@@ -13,7 +13,7 @@ import psycopg
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch
 from agent_signals.store.sqlfiles import query
 
 T = TypeVar("T")

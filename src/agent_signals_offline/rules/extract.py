@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 
-from agent_signals.core.prompts import PromptMessage, PromptSignal
+from agent_signals.core.prompting.prompts import PromptMessage, PromptSignal
 from agent_signals_offline.rules.clauses import CONJUNCTION, SENTENCE, split_clauses, visible_text
 from agent_signals_offline.rules.preferences import FAV_PRONOUN, favourite_of
 from agent_signals_offline.rules.refusals import INJECTION, INJECTION_HINTS, SARCASM, sarcasm_hint

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_signals.core.batching import KnownSignal
+from agent_signals.core.prompting.extract_calls import KnownSignal
 from agent_signals.core.screening.instructions import intent_reason
 from agent_signals.core.screening.signal_shape import instruction_shape, names_action, shape_reason
 from agent_signals.core.validate import Proposal

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field, replace
 import polars as pl
 
 from agent_signals.core.actions import Count
-from agent_signals.core.batching import KnownSignal, UserBatch, is_pipeline_output
 from agent_signals.core.outcome import UserOutcome
+from agent_signals.core.prompting.extract_calls import KnownSignal, UserBatch, is_pipeline_output
 from agent_signals.core.screening import risk
 from agent_signals.core.screening.instructions import instruction_reason, redact_blobs
 from agent_signals.core.screening.sensitive import findings, sensitive_kinds

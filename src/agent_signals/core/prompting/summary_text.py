@@ -5,7 +5,7 @@ prompts/summarize/v1 with it."""
 
 from __future__ import annotations
 
-from agent_signals.core.prompts import SummaryLine
+from agent_signals.core.prompting.prompts import SummaryLine
 from agent_signals.limits import SUMMARY_MAX_WORDS
 
 

@@ -15,7 +15,13 @@ from datetime import date, datetime
 from uuid import UUID
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import PromptMessage, PromptSignal, fence, prompt_set, render_extract
+from agent_signals.core.prompting.prompts import (
+    PromptMessage,
+    PromptSignal,
+    fence,
+    prompt_set,
+    render_extract,
+)
 from agent_signals.core.text import clean, disguises_text, hidden_characters
 from agent_signals.errors import AgentSignalsError
 
