@@ -41,7 +41,7 @@ MODES = ("none", "json_object", "json_object_schema")
 
 def batches(data: Path, users: int, sessions: int) -> list:
     """The first `users` users of the file, their first `sessions` sessions, as the pipeline reads them."""
-    from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages
     from agent_signals.store.load import default_message_id, parse_timestamp
 
     raw = json.loads(data.read_text())
@@ -53,7 +53,7 @@ def batches(data: Path, users: int, sessions: int) -> list:
                                parse_timestamp(m["created_at"]))
             for c in own for i, m in enumerate(c["messages"]) if m["role"] == "user"
         ]  # fmt: skip
-        out.append(UserBatch(user["user_id"], messages))
+        out.append(UserMessages(user["user_id"], messages))
     return out
 
 

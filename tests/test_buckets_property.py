@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.prompting.answers import ReconcileAnswer
-from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.stages import user_signals as user_paths
@@ -58,7 +58,7 @@ async def offline_decide(core, own, cap) -> ReconcileAnswer:
 async def _apply(url, settings, user, proposals, messages, use_model):
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         prov = Provenance(uuid.uuid4(), "extract/test", "test")
-        outcome = UserOutcome(UserBatch(user, list(messages)), prov, proposals=list(proposals))
+        outcome = UserOutcome(UserMessages(user, list(messages)), prov, proposals=list(proposals))
         return await apply_user(conn, settings, outcome, decide=offline_decide if use_model else None)
 
 

@@ -129,7 +129,9 @@ def test_the_scan_and_the_load_skip_what_precedes_the_latest_forget(conn, settin
         window = Window(until=datetime.now(UTC), ignore_watermarks=True)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as aconn:
             pending = await pending_users(aconn, window)
-            batches = (await load_shard(aconn, settings, [p.user_id for p in pending], window)).batches()
+            batches = (
+                await load_shard(aconn, settings, [p.user_id for p in pending], window)
+            ).user_messages()
         return ({p.user_id: p.messages for p in pending},
                 {b.user_id: [m.conversation_id for m in b.messages] for b in batches})  # fmt: skip
 

@@ -511,7 +511,7 @@ def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_propos
     index past the proposals is a held candidate, rejected alone."""
     from agent_signals.core.actions import Count
     from agent_signals.core.outcome import UserOutcome
-    from agent_signals.core.prompting.extract_calls import SourceMessage, UserBatch
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages
     from agent_signals.core.validate import Cite, Proposal
 
     message = SourceMessage.read("c1", "m1", "I'm a pilot and I like sailing", datetime.now(UTC))
@@ -523,7 +523,7 @@ def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_propos
 
     pilot, sailing, cat = candidate("Works as a pilot"), candidate("Likes sailing"), candidate("Has a cat")
     left = UserOutcome(
-        UserBatch("u"), proposals=[pilot], summary="...", held=[(sailing, HIDES), (cat, HIDES)]
+        UserMessages("u"), proposals=[pilot], summary="...", held=[(sailing, HIDES), (cat, HIDES)]
     )
     assert left.candidates == [(pilot, None), (sailing, HIDES), (cat, HIDES)]
     left.reject({2: "quality gate: failed"}, "gate", Count.REJECTED_GATE)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from agent_signals.config import Settings
 from agent_signals.core.outcome import validate_answer
 from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages, build_calls
 from agent_signals.core.screening.screen import screen, sensitive_kinds
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages import user_signals as user_paths
@@ -52,7 +52,7 @@ def test_the_corpus_has_at_least_fifty_hostile_messages():
 @pytest.mark.unit
 @pytest.mark.parametrize("item", HOSTILE, ids=lambda m: m["text"][:40])
 def test_no_hostile_message_breaks_its_fence(item):
-    batch = UserBatch("eve", [SourceMessage("c1", "1", item["text"], datetime.now(UTC))],
+    batch = UserMessages("eve", [SourceMessage("c1", "1", item["text"], datetime.now(UTC))],
                       [KnownSignal(None, "Is a <b>pilot</b>", "is a pilot", "core", "role", "inferred")])  # fmt: skip
     (call,) = build_calls(batch, Settings(), datetime.now(UTC).date())
     user = call.prompt[-1]["content"]
@@ -221,7 +221,7 @@ answers = st.one_of(
 @hypothesis_settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=answers)
 def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
-    batch = UserBatch("fuzz", [SourceMessage("c1", h, t, datetime.now(UTC)) for h, t in MESSAGES.items()],
+    batch = UserMessages("fuzz", [SourceMessage("c1", h, t, datetime.now(UTC)) for h, t in MESSAGES.items()],
                       list(KNOWN.values()))  # fmt: skip
     (call,) = build_calls(batch, Settings(), datetime.now(UTC).date())
     try:

@@ -17,7 +17,7 @@ import pytest
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
 from agent_signals.core.outcome import UserOutcome
-from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserBatch
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages
 from agent_signals.core.screening import screen as screening
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals
@@ -57,7 +57,7 @@ def outcomes(
     users: dict[str, tuple[list[Proposal], list[KnownSignal]]], **summaries: str
 ) -> list[UserOutcome]:
     return [
-        UserOutcome(UserBatch(u, known=k), proposals=list(p), summary=summaries.get(u))
+        UserOutcome(UserMessages(u, known=k), proposals=list(p), summary=summaries.get(u))
         for u, (p, k) in users.items()
     ]
 
@@ -120,7 +120,7 @@ def test_a_shard_is_read_as_two_frames_and_cut_into_batches_in_user_order(conn, 
 
     frames = asyncio.run(read())
     assert frames.messages.height == 3 and frames.known.height == 1  # every user's rows, one query each
-    batches = frames.batches()
+    batches = frames.user_messages()
     assert [b.user_id for b in batches] == ["ann", "bob"]  # cat has no user message: no batch
     bob = batches[1]
     assert [m.content for m in bob.messages] == ["I'm a pilot.", "I fly long haul."]  # cleaned

@@ -25,7 +25,7 @@ import polars as pl
 import psycopg
 
 from agent_signals.config import Settings
-from agent_signals.core.prompting.extract_calls import UserBatch, prompt_version
+from agent_signals.core.prompting.extract_calls import UserMessages, prompt_version
 from agent_signals.core.text import normalize_content as normalize
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
 from agent_signals.stages import context, lifecycle, scan
@@ -135,8 +135,8 @@ class Comparison:
     diff: Diff = field(default_factory=Diff)
     stored: dict[str, list[StoredSignal]] = field(default_factory=dict)
 
-    def shown(self, batch: UserBatch) -> UserBatch:
-        return replace(batch, known=[k for k in batch.known if k.origin == "manual"])
+    def shown(self, user: UserMessages) -> UserMessages:
+        return replace(user, known=[k for k in user.known if k.origin == "manual"])
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
         await rehearsal.open_rehearsal_run(

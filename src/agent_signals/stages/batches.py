@@ -22,7 +22,7 @@ from agent_signals.adapters import batch_results, llm, structured
 from agent_signals.adapters import batches as provider
 from agent_signals.config import Settings
 from agent_signals.core.outcome import Provenance, UserOutcome
-from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserBatch
+from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserMessages
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.context import RunContext
@@ -75,7 +75,7 @@ async def split(ctx: RunContext, user_ids: list[str]) -> Split:
     return Split([u for u in user_ids if u not in waiting], answered)
 
 
-async def submit(ctx: RunContext, users: list[UserBatch]) -> list[UserOutcome]:
+async def submit(ctx: RunContext, users: list[UserMessages]) -> list[UserOutcome]:
     """Send the users' prompts as one provider batch: recorded first (`preparing`, with each request's user,
     call and the ids it shows), then uploaded and created, then its id recorded. Returns the users with
     nothing to ask (applied now, like a direct run's); the others wait for a later run."""
@@ -211,7 +211,7 @@ async def _collect_user(
         signals = await ledger.asked_signals(conn, user_id, [s for r in requests for _h, s in r.signals])
         known = (await known_signals(conn, [user_id])).get(user_id, [])
     read = [found[k] for k in dict.fromkeys((m.conversation_id, m.message_id) for m in every) if k in found]
-    user = UserBatch(user_id, read, known)
+    user = UserMessages(user_id, read, known)
 
     async def close(status: str, error_kind: str | None = None) -> None:
         async with ctx.pool.connection() as conn:

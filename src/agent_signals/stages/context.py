@@ -23,7 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 from agent_signals.adapters import llm, pacing, structured
 from agent_signals.config import Settings
 from agent_signals.core.outcome import Provenance
-from agent_signals.core.prompting.extract_calls import UserBatch
+from agent_signals.core.prompting.extract_calls import UserMessages
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.store import db, runs
 from agent_signals.store.source import Window
@@ -197,7 +197,7 @@ class Rehearsal(Protocol):
     """What a replay (replay.py) changes in a dry run's stages: what the model is shown, and what happens
     around each user's apply, inside one transaction that is always rolled back (apply_users._rehearsed)."""
 
-    def shown(self, batch: UserBatch) -> UserBatch: ...
+    def shown(self, user: UserMessages) -> UserMessages: ...
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None: ...
 

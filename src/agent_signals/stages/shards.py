@@ -114,7 +114,7 @@ async def merge(ctx: RunContext, shard_stats: runs.RunStats) -> None:
 @stage("process")
 async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
     """Lock the shard's users against other runs (a user another run holds is skipped: still pending, it
-    is picked up next time); load their batches; extract them concurrently (bounded); pass all their
+    is picked up next time); load their messages; extract them concurrently (bounded); pass all their
     proposals through the quality gate as one batch; apply the users that passed; update the ledger."""
     if ctx.budget_exhausted or ctx.stop.stopped:
         ctx.stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += len(user_ids)
@@ -139,15 +139,15 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     split = await batched.split(ctx, user_ids)  # users out in a provider batch are left alone
     with timed(ctx, "process.load"):
         async with ctx.pool.connection() as conn:
-            batches = (await load_shard(conn, ctx.settings, split.free, ctx.window)).batches()
+            user_messages = (await load_shard(conn, ctx.settings, split.free, ctx.window)).user_messages()
     if ctx.rehearsal is not None:
-        batches = [ctx.rehearsal.shown(batch) for batch in batches]
+        user_messages = [ctx.rehearsal.shown(user) for user in user_messages]
     started: dict[str, float] = {}
     with timed(ctx, "process.extract"):
         if batched.batching(ctx):  # sent in a provider batch; applied by the run that collects the answers
-            extracted = await batched.submit(ctx, batches)
+            extracted = await batched.submit(ctx, user_messages)
         else:
-            extracted = await asyncio.gather(*(extract_safely(ctx, batch, started) for batch in batches))
+            extracted = await asyncio.gather(*(extract_safely(ctx, user, started) for user in user_messages))
     if split.answered:
         with timed(ctx, "process.collect"):
             extracted = [*extracted, *await batched.collect(ctx, split.answered)]
@@ -161,6 +161,6 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
         passed = await embed_safely(ctx, ready)
     with timed(ctx, "process.apply"):
         await apply_safely(ctx, list(passed.values()))
-    done = [b for b in batches if b.user_id in started]
-    for batch in done:
-        ctx.stats.note_duration(batch.user_id, time.monotonic() - started[batch.user_id])
+    done = [b for b in user_messages if b.user_id in started]
+    for user in done:
+        ctx.stats.note_duration(user.user_id, time.monotonic() - started[user.user_id])

@@ -343,7 +343,7 @@ class ShardWriter:
         self.settings = settings
         self.run_id = run_id
         self.at = at  # the run's time: decay is decided at it
-        self.key = str(uuid4())  # this write's rows in the staging tables
+        self.write_key = str(uuid4())  # this write's rows in the staging tables
         self.counts: dict[str, Counter[Count]] = defaultdict(Counter)
         self.touched: dict[str, set[UUID]] = defaultdict(set)
 
@@ -358,7 +358,7 @@ class ShardWriter:
 
     async def _stage(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         """Rows COPYed into a staging table (m019) under this transaction's key (its `batch` column)."""
-        await copy_frame(self.conn, table, frame(table, ({"batch": self.key, **row} for row in rows)))
+        await copy_frame(self.conn, table, frame(table, ({"batch": self.write_key, **row} for row in rows)))
 
     async def _events(self, rows: list[tuple]) -> None:
         """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
@@ -403,7 +403,7 @@ class ShardWriter:
         await self._stage("staging.apply_candidates", staged)
         resolved = await self._rows(
             "shard_writer/apply_resolve",
-            {"batch": self.key, "threshold": self.settings.near_duplicate_similarity},
+            {"write_key": self.write_key, "threshold": self.settings.near_duplicate_similarity},
         )
         round_ = _Round()
         for row in resolved:
@@ -434,7 +434,7 @@ class ShardWriter:
                 row["signal_id"]: row["status"]
                 for row in await self._rows(
                     "shard_writer/apply_create",
-                    {"batch": self.key, **decay.query_params(self.settings, self.at)},
+                    {"write_key": self.write_key, **decay.query_params(self.settings, self.at)},
                 )
             }
             taken = []
@@ -465,7 +465,9 @@ class ShardWriter:
         )
         new = {
             row["signal_id"]: row["new"]
-            for row in await self._rows("shard_writer/apply_cite", {"batch": self.key, "run_id": self.run_id})
+            for row in await self._rows(
+                "shard_writer/apply_cite", {"write_key": self.write_key, "run_id": self.run_id}
+            )
         }
         kept = []
         for s in syncs:

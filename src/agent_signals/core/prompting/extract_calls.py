@@ -81,7 +81,7 @@ class KnownSignal:
 
 
 @dataclass
-class UserBatch:
+class UserMessages:
     """Everything one extraction needs for one user, and nothing of any other user."""
 
     user_id: str
@@ -132,7 +132,7 @@ def prompt_tokens(settings: Settings, prompt: list[dict[str, str]]) -> int:
     return litellm.token_counter(model=settings.model, messages=prompt)
 
 
-def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]:
+def build_calls(user: UserMessages, settings: Settings, today: date) -> list[Call]:
     """The user's prompts, each within settings.max_prompt_tokens by the real count: usually one prompt,
     counted once. Past the budget, messages go in order, as many to a prompt as fit; a message that does not
     fit in a prompt alone is cut; known signals take at most KNOWN_SHARE of the room the instructions leave
@@ -140,10 +140,10 @@ def build_calls(batch: UserBatch, settings: Settings, today: date) -> list[Call]
     import litellm
 
     budget = settings.max_prompt_tokens
-    messages = [m for m in batch.messages if not is_pipeline_output(m)]
-    handles = {f"s{i}": s for i, s in enumerate(batch.known, start=1)}
+    messages = [m for m in user.messages if not is_pipeline_output(m)]
+    handles = {f"s{i}": s for i, s in enumerate(user.known, start=1)}
     ids = sorted(
-        {m.agent_id for m in messages if m.agent_id} | {s.agent_id for s in batch.known if s.agent_id}
+        {m.agent_id for m in messages if m.agent_id} | {s.agent_id for s in user.known if s.agent_id}
     )
     agents = {agent_id: f"a{i}" for i, agent_id in enumerate(ids, start=1)}  # handles, as for messages
     every = [

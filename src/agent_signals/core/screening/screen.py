@@ -33,7 +33,7 @@ import polars as pl
 
 from agent_signals.core.actions import Count
 from agent_signals.core.outcome import UserOutcome
-from agent_signals.core.prompting.extract_calls import KnownSignal, UserBatch, is_pipeline_output
+from agent_signals.core.prompting.extract_calls import KnownSignal, UserMessages, is_pipeline_output
 from agent_signals.core.screening import risk
 from agent_signals.core.screening.instructions import instruction_reason, redact_blobs
 from agent_signals.core.screening.sensitive import findings, sensitive_kinds
@@ -111,7 +111,7 @@ class _Sorted:
 def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> UserOutcome:
     """One user's validated candidates sorted into written, held for review, quarantined and rejected (a
     user's outcome of them alone); `keep_special` is AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
-    outcome = UserOutcome(UserBatch("", known=list(known)), proposals=list(proposals))
+    outcome = UserOutcome(UserMessages("", known=list(known)), proposals=list(proposals))
     screen_shard([outcome], keep_special=keep_special)
     return outcome
 
@@ -128,7 +128,7 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
     agents must not read it before a reviewer does). `language` is the signal language
     (AGENT_SIGNALS_SIGNAL_LANGUAGE). The outcomes change only once every user is screened: a screen that
     raises leaves them as they were."""
-    users = {o.user_id: (o.proposals, o.batch.known) for o in outcomes}
+    users = {o.user_id: (o.proposals, o.user_messages.known) for o in outcomes}
     summaries = {o.user_id: o.summary for o in outcomes if o.summary is not None}
     rows = []
     for user_id, (proposals, known) in users.items():
