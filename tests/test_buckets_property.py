@@ -20,8 +20,8 @@ from agent_signals.core.prompting.answers import ReconcileAnswer
 from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
-from agent_signals.stages import user_signals as user_paths
 from agent_signals.stages.apply import apply_user
+from agent_signals.stages.by_hand import user_signals as user_paths
 from agent_signals_offline import reconcile as offline_reconcile
 from agent_signals_offline.embed import embed
 

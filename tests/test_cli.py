@@ -149,7 +149,7 @@ def test_signal_commands_fail_in_one_line(database_url, args, code, message):
 @pytest.mark.slow
 def test_a_signal_is_named_by_its_id_never_by_a_pattern(database_url, conn, settings):
     """`signals delete --user ghost "____"` once deleted the user's only signal: the id was a LIKE pattern."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
 
     signal_id = str(user_paths.add_signal(conn, settings, "ghost", "Prefers British spelling", "writing"))
     for ref in ("____", "%", "abcd%", signal_id[:4] + "_", "abc", f"{signal_id[:6]}-"):

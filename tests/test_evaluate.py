@@ -414,7 +414,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
     (a run skips it as a tombstone), and a signal the user edited into their own is not dropped."""
     from agent_signals.evaluation.replay import replay
     from agent_signals.flows.extract import extract_signals
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store.source import Window
 
     load_conversations(

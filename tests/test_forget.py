@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import user_signals as user_paths
 from tests.builders import conversation
 
 ROOT = Path(__file__).resolve().parents[1]

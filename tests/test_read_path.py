@@ -12,8 +12,8 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.core.prompting.prompts import is_summarize_prompt
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import idle
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import user_signals as user_paths
+from agent_signals.stages.run import idle
 from agent_signals_offline.provider import answer as offline_answer
 from tests.builders import T0, conversation, load_conversations
 

@@ -206,7 +206,7 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
 @pytest.mark.unit
 def test_interrupted_lines_say_what_was_finished():
     """What an interrupted run prints (stages/interrupts.line), for each case."""
-    from agent_signals.stages.interrupts import line
+    from agent_signals.stages.run.interrupts import line
 
     base = {"run_id": "r1", "kind": "manual", "users": 3}
     assert line(None) == "interrupted: nothing was written"

@@ -21,7 +21,7 @@ from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_ac
 from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages, build_calls
 from agent_signals.core.screening.screen import screen, sensitive_kinds
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import user_signals as user_paths
 from tests.builders import T0, conversation, load_conversations
 
 HOSTILE = json.loads((Path(__file__).parent / "data" / "hostile_messages.json").read_text())["messages"]

@@ -22,7 +22,7 @@ from agent_signals.core.screening.special import CATEGORIES, TABLE, redact_speci
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import user_signals as user_paths
 from agent_signals_offline.rules.extract import Message, extract
 from tests.builders import conversation, load_conversations
 

@@ -15,7 +15,7 @@ from agent_signals.config import Settings
 from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals.flows.backfill import backfill_signals
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import user_signals as user_paths
 from tests.builders import T0, conversation, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]

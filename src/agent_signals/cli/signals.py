@@ -56,7 +56,7 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
 @click.pass_context
 def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: str | None) -> None:
     """Add one of the user's own signals (origin manual: never changed by the pipeline)."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store import db as database
 
     settings = settings_of(ctx)
@@ -76,7 +76,7 @@ def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: s
 @click.pass_context
 def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, content: str) -> None:
     """Edit a signal (id or id prefix) as the user. Editing an inferred signal makes it the user's own."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store import db as database
 
     settings = settings_of(ctx)
@@ -96,7 +96,7 @@ def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, c
 @click.pass_context
 def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
     """Delete a signal (id or id prefix) as the user; a deleted inferred signal is never learned again."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store import db as database
 
     settings = settings_of(ctx)
@@ -113,7 +113,7 @@ def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
 @click.pass_context
 def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
     """Remove everything derived about a user (signals, evidence, events, summaries, view rows)."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store import db as database
     from agent_signals.store.signals_admin import require_user
 
@@ -140,7 +140,7 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
 @click.pass_context
 def signals_undo(ctx: click.Context, event_id: int) -> None:
     """Reverse a reconciliation merge or demotion (EVENT_ID from signals.events)."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store import db as database
 
     settings = settings_of(ctx)
@@ -155,7 +155,7 @@ def signals_undo(ctx: click.Context, event_id: int) -> None:
 @click.pass_context
 def signals_search(ctx: click.Context, user: str | None, limit: int, text: str) -> None:
     """Semantic search over active signals (embeddings, cosine similarity)."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import user_signals as user_paths
     from agent_signals.store import db as database
 
     settings = settings_of(ctx)

@@ -28,8 +28,9 @@ from agent_signals.config import Settings
 from agent_signals.core.prompting.extract_calls import UserMessages, prompt_version
 from agent_signals.core.text import normalize_content as normalize
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
-from agent_signals.stages import context, lifecycle, scan
-from agent_signals.stages import shards as sharding
+from agent_signals.stages import scan
+from agent_signals.stages.run import context, lifecycle
+from agent_signals.stages.run import shards as sharding
 from agent_signals.store import evaluation as rehearsal
 from agent_signals.store.source import Window
 

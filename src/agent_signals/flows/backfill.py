@@ -20,7 +20,8 @@ from agent_signals.flows.parameters import (
 )
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import task_runner
-from agent_signals.stages import lifecycle, scan
+from agent_signals.stages import scan
+from agent_signals.stages.run import lifecycle
 from agent_signals.store.source import Window
 
 

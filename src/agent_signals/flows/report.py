@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prefect.artifacts import acreate_markdown_artifact
 
-from agent_signals.stages import context
+from agent_signals.stages.run import context
 from agent_signals.store import db, report
 
 

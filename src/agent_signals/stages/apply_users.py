@@ -21,10 +21,10 @@ from agent_signals.core.prompting.answers import ReconcileAnswer, parse_reconcil
 from agent_signals.core.prompting.prompts import CoreLine, render_reconcile
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.apply import Finish, apply_users
-from agent_signals.stages.calls import complete
-from agent_signals.stages.context import RunContext, cut_off
-from agent_signals.stages.failures import blames_user, fail
 from agent_signals.stages.reconcile import Decide
+from agent_signals.stages.run.calls import complete
+from agent_signals.stages.run.context import RunContext, cut_off
+from agent_signals.stages.run.failures import blames_user, fail
 from agent_signals.store import batches
 
 log = redacting_logger(__name__)

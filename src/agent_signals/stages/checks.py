@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from agent_signals.adapters import expectations as quality
-from agent_signals.stages.context import RunContext, stage
+from agent_signals.stages.run.context import RunContext, stage
 from agent_signals.store import db, upkeep
 
 

@@ -28,9 +28,9 @@ from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.core.screening.screen import screen_shard
 from agent_signals.core.validate import Proposal, Rejection
 from agent_signals.stages import embed
-from agent_signals.stages.calls import complete, record_calls
-from agent_signals.stages.context import RunContext
-from agent_signals.stages.failures import UserFailed, fail
+from agent_signals.stages.run.calls import complete, record_calls
+from agent_signals.stages.run.context import RunContext
+from agent_signals.stages.run.failures import UserFailed, fail
 
 log = redacting_logger(__name__)
 

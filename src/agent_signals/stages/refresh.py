@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
-from agent_signals.stages.context import RunContext, stage
-from agent_signals.stages.failures import fail
+from agent_signals.stages.run.context import RunContext, stage
+from agent_signals.stages.run.failures import fail
 from agent_signals.store import upkeep
 
 

@@ -31,7 +31,7 @@ CALL_FIGURES = ("llm_calls", "llm_calls_by_purpose", "prompt_tokens", "cached_pr
 
 def _redact(text: str) -> str:
     """core/screening/screen.py's redact, imported when there is text to redact: its tables cost about a second of
-    imports, which a run with nothing to do (stages/idle.py) never needs."""
+    imports, which a run with nothing to do (stages/run/idle.py) never needs."""
     from agent_signals.core.screening.screen import redact
 
     return redact(text)
@@ -240,7 +240,7 @@ async def start_run(
 ) -> None:
     """Record the run and hold its session lock (conn must stay open, autocommit, for the run's life).
     `answer_mode`: how the model is asked for JSON (adapters/structured.py's answer_mode; None for a run that
-    asks no model, stages/idle.py's)."""
+    asks no model, stages/run/idle.py's)."""
     if kind not in RUN_KINDS:
         raise ValueError(f"run kind must be one of {RUN_KINDS}, got {kind!r}")
     await conn.execute(query("runs/hold_run_lock"), {"run_id": run_id})

@@ -25,9 +25,9 @@ from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserMessages
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.stages.context import RunContext
 from agent_signals.stages.extract import judge, plan_calls
-from agent_signals.stages.failures import UserFailed, fail
+from agent_signals.stages.run.context import RunContext
+from agent_signals.stages.run.failures import UserFailed, fail
 from agent_signals.store import batches as ledger
 from agent_signals.store.source import known_signals
 

@@ -17,8 +17,8 @@ from agent_signals.adapters import llm, providers, structured
 from agent_signals.config import Settings
 from agent_signals.core.prompting.extract_calls import prompt_version
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.stages import interrupts
-from agent_signals.stages.context import (
+from agent_signals.stages.run import interrupts
+from agent_signals.stages.run.context import (
     RunContext,
     RunListeners,
     RunSpec,

@@ -1,4 +1,4 @@
-"""Provider batch mode, the run's side (stages/batches.py is a shard's): before the scan, what the provider
+"""Provider batch mode, the run's side (stages/run/batches.py is a shard's): before the scan, what the provider
 did with every batch still out (poll); the users waiting in a batch that ended, added to the scan's
 (with_answered); after the shards, the wait for the batches this run sent (AGENT_SIGNALS_BATCH_WAIT_S) and
 the batches whose every request was closed marked collected (settle).
@@ -19,8 +19,8 @@ import psycopg
 from agent_signals.adapters import batches as provider
 from agent_signals.adapters import llm
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.stages.batches import asked_with, batch_aware, batching, warn
-from agent_signals.stages.context import RunContext, raise_if_stopped, timed
+from agent_signals.stages.run.batches import asked_with, batch_aware, batching, warn
+from agent_signals.stages.run.context import RunContext, raise_if_stopped, timed
 from agent_signals.store import batches as ledger
 from agent_signals.store.source import Pending
 

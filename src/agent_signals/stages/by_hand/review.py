@@ -13,7 +13,7 @@ import psycopg
 
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.stages.user_signals import ID_FORM, ID_TEXT, MIN_PREFIX, SignalNotFound
+from agent_signals.stages.by_hand.user_signals import ID_FORM, ID_TEXT, MIN_PREFIX, SignalNotFound
 from agent_signals.store import review as stored
 from agent_signals.store import user_signals as user_store
 from agent_signals.store.review import Approved, PendingSignal

@@ -17,7 +17,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from agent_signals.adapters import structured
-from agent_signals.stages.context import RunContext
+from agent_signals.stages.run.context import RunContext
 from agent_signals.store import db, runs
 
 Listener = Callable[[int, dict | None], None]

@@ -15,11 +15,11 @@ from uuid import UUID
 from agent_signals.adapters import expectations as quality
 from agent_signals.config import Settings
 from agent_signals.core.actions import Count
-from agent_signals.stages import batches as batched
 from agent_signals.stages.apply_users import apply_safely
-from agent_signals.stages.context import RunContext, RunSpec, cut_off, stage, stopped, timed
 from agent_signals.stages.extract import conclude, embed_safely, extract_safely, proposals_frame
-from agent_signals.stages.lifecycle import join_run
+from agent_signals.stages.run import batches as batched
+from agent_signals.stages.run.context import RunContext, RunSpec, cut_off, stage, stopped, timed
+from agent_signals.stages.run.lifecycle import join_run
 from agent_signals.store import db, runs
 from agent_signals.store.source import Pending, load_shard
 

@@ -11,8 +11,8 @@ from agent_signals.adapters import llm
 from agent_signals.core.prompting.answers import InvalidAnswer
 from agent_signals.core.prompting.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.stages.batches import asked_with, batching, results, send, warn
-from agent_signals.stages.context import RunContext
+from agent_signals.stages.run.batches import asked_with, batching, results, send, warn
+from agent_signals.stages.run.context import RunContext
 from agent_signals.store import batches as ledger
 from agent_signals.store import summaries
 from agent_signals.store.summaries import Candidate
