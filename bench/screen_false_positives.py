@@ -37,6 +37,7 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from agent_signals.cli.demo import synthetic  # noqa: E402
 from agent_signals.core.prompting.prompts import SummaryLine  # noqa: E402
 from agent_signals.core.prompting.summary_text import summary_from_signals as summarize  # noqa: E402
 from agent_signals.core.screening import fold  # noqa: E402
@@ -46,7 +47,6 @@ from agent_signals.core.screening.sensitive import sensitive_kinds  # noqa: E402
 from agent_signals.core.screening.signal_shape import shape_reason  # noqa: E402
 from agent_signals.core.screening.special import special_categories  # noqa: E402
 from agent_signals.evaluation.signal_form import as_signal  # noqa: E402
-from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
 
 
@@ -96,8 +96,8 @@ def summary_screen(text: str) -> str | None:
 
 
 def demo_set(users: int) -> tuple[list[dict], list[dict]]:
-    conversations = [c.record for c in demo_data.generate(users)]
-    return [{"user_id": demo_data.user_id(i), "facts": []} for i in range(users)], conversations
+    conversations = [c.record for c in synthetic.generate(users)]
+    return [{"user_id": synthetic.user_id(i), "facts": []} for i in range(users)], conversations
 
 
 HOSTILE_CORPORA = (

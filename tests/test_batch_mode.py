@@ -12,9 +12,9 @@ import asyncio
 import psycopg
 import pytest
 
+from agent_signals.cli.demo import seeding
 from agent_signals.config import Settings
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store import demo
 from tests.batch_server import BatchServer, offline, serving
 from tests.http_model import error
 
@@ -53,7 +53,7 @@ def rows(url: str, sql: str, params: dict | None = None) -> list[tuple]:
 def seeded(new_database, users: int = USERS) -> str:
     url = new_database()
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, users=users, messages_per_user=6)
+        seeding.seed(conn, users=users, messages_per_user=6)
     return url
 
 

@@ -391,7 +391,7 @@ def test_the_offline_models_time_and_scope_are_what_pipeline_md_says():
 
 
 def test_the_demo_shows_what_pipeline_md_says_it_shows():
-    from agent_signals.store.demo_data import SHOWCASE, SHOWCASE_USER
+    from agent_signals.cli.demo.synthetic import SHOWCASE, SHOWCASE_USER
 
     text = _flat(PIPELINE.read_text())
     assert f"user `{SHOWCASE_USER}` asks the writer agent for British English" in text

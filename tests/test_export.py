@@ -16,10 +16,11 @@ import psycopg
 import pytest
 
 from agent_signals.adapters import parquet
+from agent_signals.cli.demo import seeding
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store import demo, export
+from agent_signals.store import export
 
 pytestmark = pytest.mark.db
 
@@ -48,7 +49,7 @@ def agent_signals(*args: str) -> subprocess.CompletedProcess:
 
 def built(conn: psycopg.Connection, settings: Settings) -> None:
     """Demo users through the real flow (the offline model): every view has rows."""
-    demo.seed(conn, users=USERS, messages_per_user=6)
+    seeding.seed(conn, users=USERS, messages_per_user=6)
     summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["status"] == "succeeded" and summary["failures"] == 0
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import click
 
 from agent_signals.cli.db import db_migrate
+from agent_signals.cli.demo.synthetic import SHOWCASE_USER
 from agent_signals.cli.options import settings_of
 from agent_signals.cli.run import run_cmd
 from agent_signals.cli.signals import signals_list
 from agent_signals.config import Settings
-from agent_signals.store.demo_data import SHOWCASE_USER
 
 
 @click.group("demo", invoke_without_command=True)
@@ -40,8 +40,8 @@ def demo(ctx: click.Context, users: int) -> None:
 @click.pass_context
 def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int) -> None:
     """Write deterministic synthetic conversations for N users (idempotent)."""
+    from agent_signals.cli.demo.seeding import seed as seed_users
     from agent_signals.store import db as database
-    from agent_signals.store.demo import seed as seed_users
     from agent_signals.store.migrate import check_current
 
     settings = settings_of(ctx)
@@ -55,8 +55,8 @@ def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int)
 
 
 def _seed_showcase(settings: Settings) -> None:
+    from agent_signals.cli.demo.seeding import seed_showcase
     from agent_signals.store import db as database
-    from agent_signals.store.demo import seed_showcase
 
     with database.session(settings) as conn:
         seed_showcase(conn)

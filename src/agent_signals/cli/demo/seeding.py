@@ -9,9 +9,9 @@ from itertools import islice
 
 import psycopg
 
-from agent_signals.store import demo_data
+from agent_signals.cli.demo import synthetic
+from agent_signals.store import evaluation
 from agent_signals.store.load import ConversationIn, ConversationsFile, LoadResult, store
-from agent_signals.store.sqlfiles import query
 
 SEED_CHUNK_USERS = 2000
 
@@ -35,7 +35,7 @@ def seed(
     totals = [0, 0, 0, 0]
     conversations = (
         c.record
-        for c in demo_data.generate(
+        for c in synthetic.generate(
             users, seed=seed, user_messages_per_user=messages_per_user, start=start or demo_start()
         )
     )
@@ -59,8 +59,8 @@ def seed(
 
 
 def seed_showcase(conn: psycopg.Connection, start: datetime | None = None) -> LoadResult:
-    """The showcase user's conversations (demo_data.SHOWCASE), idempotently."""
-    records = [c.record for c in demo_data.showcase(start or demo_start())]
+    """The showcase user's conversations (synthetic.SHOWCASE), idempotently."""
+    records = [c.record for c in synthetic.showcase(start or demo_start())]
     return store(conn, ConversationsFile(conversations=[ConversationIn.model_validate(r) for r in records]))
 
 
@@ -84,13 +84,13 @@ class DemoScore:
 def score(conn: psycopg.Connection, *, users: int, seed: int = 7, messages_per_user: int = 10) -> DemoScore:
     """Message-level precision and recall of the stored signals against the demo's planted labels."""
     category: dict[tuple[str, str], str] = {}
-    for conv in demo_data.generate(users, seed=seed, user_messages_per_user=messages_per_user):
+    for conv in synthetic.generate(users, seed=seed, user_messages_per_user=messages_per_user):
         if conv.record["extract"]:
             cid = conv.record["conversation_id"]
             category.update(((cid, label.message_id), label.category) for label in conv.labels)
     durable = {key for key, value in category.items() if value == "durable"}
     cited: dict[object, set[tuple[str, str]]] = {}
-    for signal_id, _user, cid, mid in conn.execute(query("demo/evidence_messages")):
+    for signal_id, _user, cid, mid in evaluation.demo_evidence(conn):
         cited.setdefault(signal_id, set()).add((cid, mid))
     wrong = Counter(
         category.get(min(messages), "unlabelled") for messages in cited.values() if not messages & durable

@@ -6,7 +6,7 @@ durable self-statements with the things a restrictive extractor must skip: task 
 statements about other people, hypotheticals, one-off requests, chit-chat and quoted text. The assistant
 states facts about itself, tools print output, and about one conversation in six is not flagged.
 
-Every user message carries a `Label`, so the demo doubles as a labelled set (`agent_signals.store.demo.score`).
+Every user message carries a `Label`, so the demo doubles as a labelled set (`agent_signals.cli.demo.seeding.score`).
 Generation streams: user i depends only on (seed, i), so the first N users of a larger set are the same
 N users, and 100,000 users never sit in memory at once.
 """
