@@ -454,7 +454,7 @@ def test_a_batch_or_its_files_the_provider_no_longer_knows_give_their_users_back
 
 
 def test_a_user_forgotten_while_out_is_not_learned_from_the_answer_that_comes_back(new_database):
-    from agent_signals.stages.by_hand.user_signals import forget_user
+    from agent_signals.stages.by_hand.own_signals import forget_user
 
     url = seeded(new_database, users=2)
     with serving(offline) as server:

@@ -149,9 +149,9 @@ def test_signal_commands_fail_in_one_line(database_url, args, code, message):
 @pytest.mark.slow
 def test_a_signal_is_named_by_its_id_never_by_a_pattern(database_url, conn, settings):
     """`signals delete --user ghost "____"` once deleted the user's only signal: the id was a LIKE pattern."""
-    from agent_signals.stages.by_hand import user_signals as user_paths
+    from agent_signals.stages.by_hand import own_signals
 
-    signal_id = str(user_paths.add_signal(conn, settings, "ghost", "Prefers British spelling", "writing"))
+    signal_id = str(own_signals.add_signal(conn, settings, "ghost", "Prefers British spelling", "writing"))
     for ref in ("____", "%", "abcd%", signal_id[:4] + "_", "abc", f"{signal_id[:6]}-"):
         result = agent_signals("signals", "delete", "--user", "ghost", ref)
         assert result.returncode == 1, (ref, result.stdout)

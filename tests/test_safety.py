@@ -21,7 +21,7 @@ from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_ac
 from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages, build_calls
 from agent_signals.core.screening.screen import screen, sensitive_kinds
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages.by_hand import user_signals as user_paths
+from agent_signals.stages.by_hand import own_signals
 from tests.builders import T0, conversation, load_conversations
 
 HOSTILE = json.loads((Path(__file__).parent / "data" / "hostile_messages.json").read_text())["messages"]
@@ -251,11 +251,11 @@ def test_forget_removes_everything_derived_about_a_user(conn, settings_with, scr
     )  # the second is rejected (its quote is not in the message): a row of ops.rejected_actions
     load_conversations(conn, settings, conversation("f1", "fay", [("user", "I live in Porto")]),
                        conversation("g1", "gus", [("user", "I live in Porto")]))  # fmt: skip
-    user_paths.add_signal(conn, settings, "fay", "Prefers tea", "preference")
+    own_signals.add_signal(conn, settings, "fay", "Prefers tea", "preference")
     run(settings)
     assert conn.execute("select count(*) from context.user_context where user_id = 'fay'").fetchone()[0] == 1
 
-    assert user_paths.forget_user(conn, settings, "fay") == 2
+    assert own_signals.forget_user(conn, settings, "fay") == 2
     for table in ("signals.signals", "signals.events", "signals.summaries", "context.user_signals",
                   "context.user_context", "ops.failures", "ops.quarantine", "ops.rejected_actions",
                   "ops.set_aside"):  # fmt: skip
@@ -311,7 +311,7 @@ def test_each_role_can_do_its_job_and_nothing_more(conn, settings, scripted):
     scripted.script = lambda p: json.dumps({"actions": [create("Lives in Porto", "I live in Porto")]})
     load_conversations(conn, settings, conversation("p1", "pia", [("user", "I live in Porto")]))
     run(settings)
-    manual = user_paths.add_signal(conn, settings, "pia", "Prefers tea", "preference")
+    manual = own_signals.add_signal(conn, settings, "pia", "Prefers tea", "preference")
 
     def refused(role: str, statement: str, params=()):
         as_role(conn, role)

@@ -64,7 +64,7 @@ def _seed_showcase(settings: Settings) -> None:
 
 def _sample_user(settings: Settings) -> str | None:
     from agent_signals.store import db as database
-    from agent_signals.store.signals_admin import sample_user
+    from agent_signals.store.signal_reads import sample_user
 
     with database.session(settings) as conn:
         return sample_user(conn)

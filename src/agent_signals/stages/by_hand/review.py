@@ -13,9 +13,9 @@ import psycopg
 
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.stages.by_hand.user_signals import ID_FORM, ID_TEXT, MIN_PREFIX, SignalNotFound
+from agent_signals.stages.by_hand.own_signals import ID_FORM, ID_TEXT, MIN_PREFIX, SignalNotFound
+from agent_signals.store import own_signals
 from agent_signals.store import review as stored
-from agent_signals.store import user_signals as user_store
 from agent_signals.store.review import Approved, PendingSignal
 
 LISTED = "`agent-signals review list` shows the signals waiting for review"
@@ -62,7 +62,7 @@ def approve(
     signal_id, user_id = resolve(conn, settings, ref)
     with conn.transaction():
         approved = _decided(lambda: stored.approve(conn, signal_id, actor))
-        user_store.drop_stale_summary(conn, user_id)
+        own_signals.drop_stale_summary(conn, user_id)
     from agent_signals.adapters import dbt as views  # the compiled plan; dbt itself loads only to compile
 
     views.refresh_users(settings, [user_id])

@@ -34,7 +34,7 @@ class ListedSignal:
 
 def user_exists(conn: psycopg.Connection, user_id: str) -> bool:
     """Whether the user has conversations or signals."""
-    return conn.execute(query("signals_admin/user_exists"), {"user_id": user_id}).fetchone()[0]
+    return conn.execute(query("signal_reads/user_exists"), {"user_id": user_id}).fetchone()[0]
 
 
 def require_user(conn: psycopg.Connection, user_id: str) -> None:
@@ -50,11 +50,11 @@ def list_signals(
     unless include_inactive (archived, ended, merged and deleted too, and those held for review: pending,
     rejected)."""
     require_user(conn, user_id)
-    rows = conn.execute(query("signals_admin/list_signals"), {"user_id": user_id, "all": include_inactive})
+    rows = conn.execute(query("signal_reads/list_signals"), {"user_id": user_id, "all": include_inactive})
     return [ListedSignal(*row) for row in rows.fetchall()]
 
 
 def sample_user(conn: psycopg.Connection) -> str | None:
     """The user with the most active signals, or None when there is none."""
-    row = conn.execute(query("signals_admin/sample_user")).fetchone()
+    row = conn.execute(query("signal_reads/sample_user")).fetchone()
     return row[0] if row else None

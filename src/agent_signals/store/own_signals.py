@@ -46,7 +46,7 @@ def add(
     returns its id."""
     return _call(
         conn,
-        "user_signals/add_signal",
+        "own_signals/add_signal",
         {"user_id": user_id, "content": content, "kind": kind, "agent_id": agent_id},
     )
 
@@ -60,28 +60,28 @@ def edit(
 ) -> UUID:
     """signals.edit_signal: the signal's text (and kind, unless None) as the user's own; returns its id."""
     params = {"user_id": user_id, "signal_id": signal_id, "content": content, "kind": kind}
-    return _call(conn, "user_signals/edit_signal", params)
+    return _call(conn, "own_signals/edit_signal", params)
 
 
 def delete(conn: psycopg.Connection, user_id: str, signal_id: UUID) -> None:
     """signals.delete_signal: the signal deleted as the user (an inferred one is never learned again)."""
-    _call(conn, "user_signals/delete_signal", {"user_id": user_id, "signal_id": signal_id})
+    _call(conn, "own_signals/delete_signal", {"user_id": user_id, "signal_id": signal_id})
 
 
 def forget(conn: psycopg.Connection, user_id: str) -> int:
     """signals.forget_user: everything derived about the user removed; returns how many signals went."""
-    return _call(conn, "user_signals/forget_user", {"user_id": user_id})
+    return _call(conn, "own_signals/forget_user", {"user_id": user_id})
 
 
 def drop_stale_summary(conn: psycopg.Connection, user_id: str) -> None:
     """The user's summary, when it no longer describes their signals (its fingerprint differs)."""
-    conn.execute(query("user_signals/drop_stale_summary"), {"user_id": user_id})
+    conn.execute(query("own_signals/drop_stale_summary"), {"user_id": user_id})
 
 
 def ids_starting(conn: psycopg.Connection, user_id: str, prefix: str) -> list[UUID]:
     """Up to two of the user's signal ids whose text form starts with `prefix` (an exact prefix, never a
     pattern)."""
-    rows = conn.execute(query("user_signals/resolve_signal_id"), {"user_id": user_id, "prefix": prefix})
+    rows = conn.execute(query("own_signals/resolve_signal_id"), {"user_id": user_id, "prefix": prefix})
     return [row[0] for row in rows.fetchall()]
 
 
@@ -92,7 +92,7 @@ def search(
     kind, content and similarity (cosine), the most similar first."""
     cur = conn.cursor(row_factory=dict_row)
     return cur.execute(
-        query("user_signals/search_signals"),
+        query("own_signals/search_signals"),
         {"embedding": vector_text(vector), "user_id": user_id, "limit": limit},
     ).fetchall()
 
@@ -101,7 +101,7 @@ def event(conn: psycopg.Connection, event_id: int) -> dict[str, Any] | None:
     """An event of signals.events (signal_id, user_id, action, actor, before, after) and whether an undo
     reversed it already (`undone`); None when there is none."""
     cur = conn.cursor(row_factory=dict_row)
-    return cur.execute(query("user_signals/get_event"), {"event_id": event_id}).fetchone()
+    return cur.execute(query("own_signals/get_event"), {"event_id": event_id}).fetchone()
 
 
 def _lock_user(conn: psycopg.Connection, user_id: str) -> None:
@@ -142,13 +142,13 @@ def undo_merge(conn: psycopg.Connection, event: dict[str, Any]) -> None:
         _lock_user(conn, event["user_id"])
         for snapshot in event["before"]["absorbed"]:
             conn.execute(
-                query("user_signals/restore_absorbed"),
+                query("own_signals/restore_absorbed"),
                 {"signal_id": snapshot["signal_id"], "survivor_id": survivor_id,
                  "status": snapshot["status"], "tier": snapshot["tier"]},
             )  # fmt: skip
             conn.execute(query("shared/sync_mentions"), {"signal_ids": [snapshot["signal_id"]]})
         conn.execute(
-            query("user_signals/remove_copied_evidence"),
+            query("own_signals/remove_copied_evidence"),
             {"survivor_id": survivor_id, "copied": Jsonb(event["after"]["copied"])},
         )
         conn.execute(

@@ -1,6 +1,6 @@
 """What a user (or an application's settings page, or an operator) does to signals by hand: add, edit and
 delete (through the SQL functions of sql/functions/50_user_paths.sql, the only way to touch a user's own
-signals; their statements are in store/user_signals.py), semantic search, and undo of a reconciliation
+signals; their statements are in store/own_signals.py), semantic search, and undo of a reconciliation
 decision.
 
 A change by hand drops the user's summary in the same transaction (it described the old set: a deleted or
@@ -23,8 +23,7 @@ from agent_signals.adapters import llm, providers
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.stages.embed import embed_missing
-from agent_signals.store import db
-from agent_signals.store import user_signals as stored
+from agent_signals.store import db, own_signals
 
 
 class SignalNotFound(AgentSignalsError):
@@ -47,7 +46,7 @@ def resolve_signal(conn: psycopg.Connection, settings: Settings, user_id: str, r
             f"{ref!r} is not a signal id or the start of one",
             hint=f"give at least {MIN_PREFIX} characters of an id (hex digits and dashes) as {listed} prints them",
         )
-    ids = stored.ids_starting(conn, user_id, ref)
+    ids = own_signals.ids_starting(conn, user_id, ref)
     if not ids:
         raise SignalNotFound(f"user {user_id!r} has no signal {ref!r}", hint=f"see the ids with {listed}")
     if len(ids) > 1:
@@ -60,7 +59,7 @@ def _summary_dropped(conn: psycopg.Connection, settings: Settings, user_id: str)
     """The change made inside, and the drop of the summary it made stale, in one transaction."""
     with conn.transaction():
         yield
-        stored.drop_stale_summary(conn, user_id)
+        own_signals.drop_stale_summary(conn, user_id)
 
 
 def add_signal(
@@ -72,7 +71,7 @@ def add_signal(
     agent_id: str | None = None,
 ) -> UUID:
     with _summary_dropped(conn, settings, user_id):
-        return stored.add(conn, user_id, content, kind, agent_id)
+        return own_signals.add(conn, user_id, content, kind, agent_id)
 
 
 def edit_signal(
@@ -84,17 +83,17 @@ def edit_signal(
     kind: str | None,
 ) -> UUID:
     with _summary_dropped(conn, settings, user_id):
-        return stored.edit(conn, user_id, signal_id, content, kind)
+        return own_signals.edit(conn, user_id, signal_id, content, kind)
 
 
 def forget_user(conn: psycopg.Connection, settings: Settings, user_id: str) -> int:
     """Remove everything derived about a user; returns how many signals went."""
-    return stored.forget(conn, user_id)
+    return own_signals.forget(conn, user_id)
 
 
 def delete_signal(conn: psycopg.Connection, settings: Settings, user_id: str, signal_id: UUID) -> None:
     with _summary_dropped(conn, settings, user_id):
-        stored.delete(conn, user_id, signal_id)
+        own_signals.delete(conn, user_id, signal_id)
 
 
 def refresh_context(settings: Settings, user_id: str) -> None:
@@ -115,7 +114,7 @@ async def _embed_user(settings: Settings, user_id: str) -> int:
         await conn.close()
 
 
-def embed_user_signals(settings: Settings, user_id: str) -> int:
+def embed_own_signals(settings: Settings, user_id: str) -> int:
     """Embed the user's signals that have none yet (added by hand), so search finds them at once."""
     providers.register_offline(settings)
     return asyncio.run(_embed_user(settings, user_id))
@@ -126,12 +125,12 @@ def search(
 ) -> list[dict[str, Any]]:
     providers.register_offline(settings)
     vector = asyncio.run(llm.embed([text], settings)).vectors[0]
-    return stored.search(conn, vector, user_id=user_id, limit=limit)
+    return own_signals.search(conn, vector, user_id=user_id, limit=limit)
 
 
 def undo(conn: psycopg.Connection, settings: Settings, event_id: int) -> str:
     """Reverse a reconciliation merge or demotion; returns what was done. One transaction."""
-    event = stored.event(conn, event_id)
+    event = own_signals.event(conn, event_id)
     if event is None:
         raise SignalNotFound(f"there is no event {event_id}", hint="event ids are in signals.events")
     if event["actor"] != "reconciler" or event["action"] not in ("merge", "demote"):
@@ -144,10 +143,10 @@ def undo(conn: psycopg.Connection, settings: Settings, event_id: int) -> str:
     user_id, survivor_id = event["user_id"], event["signal_id"]
     try:
         if event["action"] == "demote":
-            if not stored.undo_demotion(conn, event):
+            if not own_signals.undo_demotion(conn, event):
                 raise AgentSignalsError(f"signal {survivor_id} is no longer active; nothing to undo")
             return f"signal {survivor_id} is core again"
-        stored.undo_merge(conn, event)
+        own_signals.undo_merge(conn, event)
         return f"{len(event['before']['absorbed'])} signal(s) separated again from {survivor_id}"
     except psycopg.errors.CheckViolation as exc:
         raise AgentSignalsError(
