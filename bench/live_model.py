@@ -42,7 +42,7 @@ MODES = ("none", "json_object", "json_object_schema")
 def batches(data: Path, users: int, sessions: int) -> list:
     """The first `users` users of the file, their first `sessions` sessions, as the pipeline reads them."""
     from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages
-    from agent_signals.store.load import default_message_id, parse_timestamp
+    from agent_signals.store.loading.load import default_message_id, parse_timestamp
 
     raw = json.loads(data.read_text())
     out = []

@@ -144,7 +144,8 @@ def child(fmt: str, path: Path) -> None:
     """One load in this process (DATABASE_URL set by the parent); prints rows, seconds and peak RSS."""
     import agent_signals.cli  # noqa: F401  # what the command imports
     from agent_signals.config import Settings
-    from agent_signals.store import db, load_rows
+    from agent_signals.store import db
+    from agent_signals.store.loading import load_rows
 
     settings = Settings()
     started = time.monotonic()

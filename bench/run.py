@@ -382,7 +382,7 @@ def add_new_messages(url: str, user_indexes: range, tag: str) -> int:
     import psycopg
 
     from agent_signals.cli.demo import synthetic
-    from agent_signals.store.load import ConversationIn, ConversationsFile, store
+    from agent_signals.store.loading.load import ConversationIn, ConversationsFile, store
 
     now = datetime.now(UTC).replace(microsecond=0)
     conversations = []

@@ -33,7 +33,7 @@ if WORKER:
 apply_defaults(Settings())  # before litellm / prefect are imported by the test modules
 
 from agent_signals.store import db
-from agent_signals.store.migrate import migrate
+from agent_signals.store.schema.migrate import migrate
 from tests.fakes import SCRIPTED_MODEL, ScriptedModel, register
 
 ROOT = Path(__file__).resolve().parents[1]

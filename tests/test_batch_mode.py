@@ -170,7 +170,7 @@ def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again
 def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(new_database, monkeypatch):
     """The run dies after the provider created its batch and before its id is recorded: the next run finds
     the provider's batch by the key in its metadata and applies its answers; nothing is sent twice."""
-    from agent_signals.store import batches as ledger
+    from agent_signals.store.ledger import batches as ledger
 
     url = seeded(new_database, users=3)
     with serving(offline) as server:
@@ -289,7 +289,7 @@ def test_two_runs_at_once_send_each_user_once(new_database):
 
 
 def test_a_batch_out_longer_than_the_warning_age_is_in_the_report_and_a_warning(new_database):
-    from agent_signals.store.report import run_markdown
+    from agent_signals.store.ledger.report import run_markdown
 
     url = seeded(new_database, users=2)
     with serving(offline) as server:

@@ -442,7 +442,7 @@ def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, sett
     assert hits[0]["user_id"] == "jo" and hits[0]["similarity"] > 0.5
 
     from agent_signals.errors import SchemaError
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store.schema.migrate import check_current
 
     with pytest.raises(SchemaError, match="vector\\(256\\)") as caught:
         check_current(conn, settings.model_copy(update={"embedding_dim": 128}))

@@ -237,7 +237,7 @@ def test_the_run_summary_line_of_model_calls_reads_as_one_list(capsys, mode):
     from uuid import uuid4
 
     from agent_signals.cli.flow_runs import print_summary
-    from agent_signals.store.runs import RunStats
+    from agent_signals.store.ledger.runs import RunStats
 
     stats = RunStats(llm_calls=3, prompt_tokens=900, cached_prompt_tokens=512, completion_tokens=60)
     stats.llm_calls_by_purpose["extract"] = 3

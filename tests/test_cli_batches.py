@@ -100,7 +100,7 @@ def test_the_warning_age_is_the_setting(database_url, conn, monkeypatch):
 
 
 def test_the_run_report_shows_the_same_batches_in_flight(database_url, conn, settings):
-    from agent_signals.store.report import batches_section
+    from agent_signals.store.ledger.report import batches_section
 
     assert batches_section(conn, settings) == []
     run_id = run_row(conn)

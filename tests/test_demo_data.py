@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from agent_signals.cli.demo import synthetic
-from agent_signals.store.load import ConversationsFile
+from agent_signals.store.loading.load import ConversationsFile
 
 pytestmark = pytest.mark.unit
 

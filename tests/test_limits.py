@@ -15,7 +15,7 @@ import pytest
 
 from agent_signals import limits
 from agent_signals.errors import SchemaError
-from agent_signals.store.migrate import check_current, migrate
+from agent_signals.store.schema.migrate import check_current, migrate
 from tests.prompt_samples import GOLDEN, rendered
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ from agent_signals.config import Settings
 from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.prompting.prompts import is_extract_prompt
 from agent_signals.limits import CONTENT_MAX_CHARS
-from agent_signals.store.load import ConversationsFile, store
+from agent_signals.store.loading.load import ConversationsFile, store
 from tests import http_model, llama_server
 from tests.builders import uncited_evidence
 

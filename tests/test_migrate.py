@@ -8,7 +8,7 @@ import pytest
 from agent_signals.config import Settings
 from agent_signals.errors import DatabaseUnavailable, SchemaError
 from agent_signals.store import db
-from agent_signals.store.migrate import available, check_current, function_files, migrate
+from agent_signals.store.schema.migrate import available, check_current, function_files, migrate
 from tests.released_schema import migrate_as_released
 
 pytestmark = pytest.mark.db

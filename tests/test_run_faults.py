@@ -20,8 +20,9 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.store import db, runs
-from agent_signals.store.migrate import migrate
+from agent_signals.store import db
+from agent_signals.store.ledger import runs
+from agent_signals.store.schema.migrate import migrate
 from tests import http_model
 from tests.builders import conversation, load_conversations
 

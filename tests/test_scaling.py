@@ -8,7 +8,7 @@ import pytest
 
 from agent_signals.config import Settings
 from agent_signals.stages.run.shards import shard_of, shards
-from agent_signals.store.runs import RunStats
+from agent_signals.store.ledger.runs import RunStats
 from agent_signals.store.source import Pending
 from tests.test_crash import FINAL, USERS, reference_and_twin, run_on
 

@@ -11,7 +11,7 @@ import click
 from agent_signals.cli.options import settings_of
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.store.batch_report import FoundBatch
+from agent_signals.store.ledger.batch_report import FoundBatch
 
 LIST_HINT = "`agent-signals batches list` shows the batches not collected yet"
 
@@ -28,7 +28,7 @@ def batches_list(ctx: click.Context, as_json: bool) -> None:
     """List the batches not collected yet: key, provider id, status, the provider's word, model, requests,
     users waiting, age in hours (marked `too old` past AGENT_SIGNALS_BATCH_WARN_AGE_S)."""
     from agent_signals.store import db as database
-    from agent_signals.store.batch_report import batches_out
+    from agent_signals.store.ledger.batch_report import batches_out
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -70,7 +70,7 @@ def batches_cancel(ctx: click.Context, batch: str, as_json: bool) -> None:
     """Ask the provider to cancel a batch (BATCH: its key from `batches list`, or the provider's batch id).
     The next run collects what it answered and gives its other users back to pending."""
     from agent_signals.store import db as database
-    from agent_signals.store.batch_report import find_batch, note_provider_status
+    from agent_signals.store.ledger.batch_report import find_batch, note_provider_status
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

@@ -17,7 +17,7 @@ def db() -> None:
 def db_migrate(ctx: click.Context) -> None:
     """Apply pending migrations, then the SQL function files if they changed (idempotent)."""
     from agent_signals.store import db as database
-    from agent_signals.store.migrate import migrate
+    from agent_signals.store.schema.migrate import migrate
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

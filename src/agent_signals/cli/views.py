@@ -22,7 +22,7 @@ def views_refresh(ctx: click.Context) -> None:
     from agent_signals.adapters import dbt as dbt_views
     from agent_signals.store import db as database
     from agent_signals.store.context_views import clear_all_dirty
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)
     started = datetime.now(UTC)

@@ -33,7 +33,7 @@ from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.evaluation.accuracy import Tally, judged_pairs, scope_tallies, validity_tallies
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, credits, period, wrong_speaker
-from agent_signals.store.load import default_message_id
+from agent_signals.store.loading.load import default_message_id
 
 
 class DatasetError(AgentSignalsError):
@@ -332,7 +332,7 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
     from agent_signals.flows.foreground import run_flow
     from agent_signals.store import db
     from agent_signals.store.evaluation import stored_signals
-    from agent_signals.store.load import ConversationsFile, store
+    from agent_signals.store.loading.load import ConversationsFile, store
 
     data = ConversationsFile.model_validate({"conversations": dataset.conversations})
     with db.scratch_database(settings, "eval") as url:

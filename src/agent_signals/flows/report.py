@@ -5,7 +5,8 @@ from __future__ import annotations
 from prefect.artifacts import acreate_markdown_artifact
 
 from agent_signals.stages.run import context
-from agent_signals.store import db, report
+from agent_signals.store import db
+from agent_signals.store.ledger import report
 
 
 async def publish_report(run: context.RunContext) -> None:

@@ -25,7 +25,7 @@ from agent_signals.stages.reconcile import Decide
 from agent_signals.stages.run.calls import complete
 from agent_signals.stages.run.context import RunContext, cut_off
 from agent_signals.stages.run.failures import blames_user, fail
-from agent_signals.store import batches
+from agent_signals.store.ledger import batches
 
 log = redacting_logger(__name__)
 

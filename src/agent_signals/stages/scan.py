@@ -9,7 +9,7 @@ from datetime import datetime
 from agent_signals.stages import embed as embeddings
 from agent_signals.stages.run.calls import record_calls
 from agent_signals.stages.run.context import RunContext, stage
-from agent_signals.store import runs
+from agent_signals.store.ledger import runs
 from agent_signals.store.source import Pending, pending_users
 
 

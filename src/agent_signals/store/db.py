@@ -143,7 +143,7 @@ def create_scratch(settings: Settings, prefix: str, *, template: str | None = No
     else migrated from scratch. Returns its name (drop it with drop_scratch)."""
     import uuid
 
-    from agent_signals.store.migrate import migrate  # migrate imports this module
+    from agent_signals.store.schema.migrate import migrate  # migrate imports this module
 
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     statement = psycopg.sql.SQL("create database {}").format(psycopg.sql.Identifier(name))

@@ -42,7 +42,7 @@ def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int)
     """Write deterministic synthetic conversations for N users (idempotent)."""
     from agent_signals.cli.demo.seeding import seed as seed_users
     from agent_signals.store import db as database
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

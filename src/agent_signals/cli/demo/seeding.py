@@ -11,7 +11,7 @@ import psycopg
 
 from agent_signals.cli.demo import synthetic
 from agent_signals.store import evaluation
-from agent_signals.store.load import ConversationIn, ConversationsFile, LoadResult, store
+from agent_signals.store.loading.load import ConversationIn, ConversationsFile, LoadResult, store
 
 SEED_CHUNK_USERS = 2000
 

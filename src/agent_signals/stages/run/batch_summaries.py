@@ -13,8 +13,8 @@ from agent_signals.core.prompting.prompts import SummaryLine, prompt_set, render
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.run.batches import asked_with, batching, results, send, warn
 from agent_signals.stages.run.context import RunContext
-from agent_signals.store import batches as ledger
 from agent_signals.store import summaries
+from agent_signals.store.ledger import batches as ledger
 from agent_signals.store.summaries import Candidate
 
 log = redacting_logger(__name__)

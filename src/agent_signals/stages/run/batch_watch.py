@@ -21,7 +21,7 @@ from agent_signals.adapters import llm
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.run.batches import asked_with, batch_aware, batching, warn
 from agent_signals.stages.run.context import RunContext, raise_if_stopped, timed
-from agent_signals.store import batches as ledger
+from agent_signals.store.ledger import batches as ledger
 from agent_signals.store.source import Pending
 
 log = redacting_logger(__name__)

@@ -28,7 +28,7 @@ from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.extract import judge, plan_calls
 from agent_signals.stages.run.context import RunContext
 from agent_signals.stages.run.failures import UserFailed, fail
-from agent_signals.store import batches as ledger
+from agent_signals.store.ledger import batches as ledger
 from agent_signals.store.source import known_signals
 
 log = redacting_logger(__name__)

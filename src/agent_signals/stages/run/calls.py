@@ -7,7 +7,7 @@ from __future__ import annotations
 from agent_signals.adapters import llm, pacing
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.run.context import RunContext, cut_off
-from agent_signals.store import run_calls
+from agent_signals.store.ledger import run_calls
 
 log = redacting_logger(__name__)
 

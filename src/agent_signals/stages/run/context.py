@@ -25,7 +25,8 @@ from agent_signals.config import Settings
 from agent_signals.core.outcome import Provenance
 from agent_signals.core.prompting.extract_calls import UserMessages
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.store import db, runs
+from agent_signals.store import db
+from agent_signals.store.ledger import runs
 from agent_signals.store.source import Window
 
 log = redacting_logger(__name__)

@@ -13,7 +13,7 @@ from agent_signals.core.prompting.extract_calls import SourceMessage
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.core.screening.screen import redact
 from agent_signals.stages.run.context import RunContext, cut_off
-from agent_signals.store import runs
+from agent_signals.store.ledger import runs
 
 log = redacting_logger(__name__)
 

@@ -12,8 +12,9 @@ from uuid import uuid4
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.prompting.extract_calls import prompt_version
-from agent_signals.store import db, runs, upkeep
-from agent_signals.store.migrate import check_current
+from agent_signals.store import db, upkeep
+from agent_signals.store.ledger import runs
+from agent_signals.store.schema.migrate import check_current
 
 
 def pending_work(settings: Settings, until: datetime) -> list[str]:

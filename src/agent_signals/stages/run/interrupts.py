@@ -18,7 +18,8 @@ from uuid import UUID
 
 from agent_signals.adapters import structured
 from agent_signals.stages.run.context import RunContext
-from agent_signals.store import db, runs
+from agent_signals.store import db
+from agent_signals.store.ledger import runs
 
 Listener = Callable[[int, dict | None], None]
 

@@ -28,8 +28,9 @@ from agent_signals.stages.run.context import (
     raise_if_stopped,
     shared_pacing,
 )
-from agent_signals.store import db, runs
-from agent_signals.store.migrate import check_current
+from agent_signals.store import db
+from agent_signals.store.ledger import runs
+from agent_signals.store.schema.migrate import check_current
 from agent_signals.store.source import Window
 
 log = redacting_logger(__name__)

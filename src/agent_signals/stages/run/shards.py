@@ -20,7 +20,8 @@ from agent_signals.stages.extract import conclude, embed_safely, extract_safely,
 from agent_signals.stages.run import batches as batched
 from agent_signals.stages.run.context import RunContext, RunSpec, cut_off, stage, stopped, timed
 from agent_signals.stages.run.lifecycle import join_run
-from agent_signals.store import db, runs
+from agent_signals.store import db
+from agent_signals.store.ledger import runs
 from agent_signals.store.source import Pending, load_shard
 
 

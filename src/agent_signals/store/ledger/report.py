@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 
 from agent_signals.config import Settings
-from agent_signals.store.batch_report import batches_out
+from agent_signals.store.ledger.batch_report import batches_out
 from agent_signals.store.sqlfiles import query
 
 

@@ -17,7 +17,7 @@ from psycopg.types.json import Jsonb
 
 from agent_signals.config import Settings
 from agent_signals.core import retries
-from agent_signals.store import run_calls
+from agent_signals.store.ledger import run_calls
 from agent_signals.store.sqlfiles import query
 
 RUN_KINDS = ("scheduled", "backfill", "manual")
@@ -66,7 +66,7 @@ class RunStats:
     model_error: tuple[str, str, str] | None = None  # (kind, message, hint) of a misconfigured model
     database_lost: str | None = None  # why a part of the run lost its database connection (it stopped)
     user_ids: set[str] = field(default_factory=set)  # the users counted in `users`
-    # calls counted here and not yet added to ops.run_calls ("purpose.mode.figure"): see store/run_calls.py
+    # calls counted here and not yet added to ops.run_calls ("purpose.mode.figure"): see store/ledger/run_calls.py
     unrecorded: Counter[str] = field(default_factory=Counter)
 
     def note_user(self, user_id: str) -> None:

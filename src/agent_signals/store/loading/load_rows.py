@@ -18,7 +18,7 @@ import polars as pl
 import psycopg
 
 from agent_signals.errors import LoadError
-from agent_signals.store.load import UNSTORABLE_HINT, LoadResult, write
+from agent_signals.store.loading.load import UNSTORABLE_HINT, LoadResult, write
 from agent_signals.store.sqlfiles import query
 
 Format = Literal["json", "ndjson", "parquet"]

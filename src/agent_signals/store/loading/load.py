@@ -1,5 +1,5 @@
 """`agent-signals load FILE.json`: import conversations, all or nothing, idempotently (the flat formats,
-NDJSON and Parquet, are streamed by store/load_rows.py into the same transaction: `write`)."""
+NDJSON and Parquet, are streamed by store/loading/load_rows.py into the same transaction: `write`)."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def store(conn: psycopg.Connection, data: ConversationsFile) -> LoadResult:
 
 def write(conn: psycopg.Connection, stage: Callable[[], None]) -> LoadResult:
     """The one transaction of every load: empty staging tables (load_conversations, load_messages), `stage`
-    fills them (from a parsed JSON file, or streamed from a flat file: store/load_rows.py), then the
+    fills them (from a parsed JSON file, or streamed from a flat file: store/loading/load_rows.py), then the
     owner-clash and changed-message checks, the upsert of conversations and the insert of new messages.
     Any LoadError raised by `stage` or the checks rolls everything back."""
     try:
