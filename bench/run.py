@@ -304,11 +304,11 @@ def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = 
         setattr(module, name, clock.timed(getattr(module, name), within[step]))
     full_refresh_s = []
     if full_refreshes:
-        from agent_signals.adapters import dbt as views
+        from agent_signals.adapters import dbt_views
 
         settings = Settings(database_url=urls[0])
-        views.refresh(settings, full=True)  # warm-up: dbt parses its project once per process
-        full_refresh_s = [views.refresh(settings, full=True).seconds for _ in range(full_refreshes)]
+        dbt_views.refresh(settings, full=True)  # warm-up: dbt parses its project once per process
+        full_refresh_s = [dbt_views.refresh(settings, full=True).seconds for _ in range(full_refreshes)]
     runs = []
     for url in urls:
         settings = Settings(database_url=url)  # the rest from this child's environment

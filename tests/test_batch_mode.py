@@ -143,7 +143,7 @@ def test_a_partially_answered_batch_applies_the_answers_and_fails_only_the_users
 
 @pytest.mark.parametrize("fate", ["expire", "cancel"])
 def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again(new_database, fate):
-    from agent_signals.adapters import batches as provider
+    from agent_signals.adapters import provider_batches
 
     url = seeded(new_database, users=4)
     with serving(offline) as server:
@@ -153,7 +153,7 @@ def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again
         if fate == "expire":
             server.expire(batch_id, answered=1)
         else:
-            asyncio.run(provider.cancel(settings, batch_id))
+            asyncio.run(provider_batches.cancel(settings, batch_id))
         summary = run(settings)
         answered = 1 if fate == "expire" else 0
         assert summary["batches"].get("answers", 0) == answered
@@ -170,7 +170,7 @@ def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again
 def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(new_database, monkeypatch):
     """The run dies after the provider created its batch and before its id is recorded: the next run finds
     the provider's batch by the key in its metadata and applies its answers; nothing is sent twice."""
-    from agent_signals.store.ledger import batches as ledger
+    from agent_signals.store.ledger import batch_ledger
 
     url = seeded(new_database, users=3)
     with serving(offline) as server:
@@ -179,7 +179,7 @@ def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(ne
             raise RuntimeError("the process died here")
 
         with monkeypatch.context() as patched:
-            patched.setattr(ledger, "submitted", crash)
+            patched.setattr(batch_ledger, "submitted", crash)
             with pytest.raises(RuntimeError):
                 run(over(server, url, batch_mode="provider", shards=1))
         (batch_id,) = batch_ids(server)
@@ -196,7 +196,7 @@ def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(ne
 def test_a_batch_prepared_by_a_run_that_died_before_the_provider_had_it_is_abandoned(
     new_database, monkeypatch
 ):
-    from agent_signals.adapters import batches as provider
+    from agent_signals.adapters import provider_batches
 
     url = seeded(new_database, users=3)
     with serving(offline) as server:
@@ -205,7 +205,7 @@ def test_a_batch_prepared_by_a_run_that_died_before_the_provider_had_it_is_aband
             raise RuntimeError("the process died before uploading")
 
         with monkeypatch.context() as patched:
-            patched.setattr(provider, "submit", crash)
+            patched.setattr(provider_batches, "submit", crash)
             with pytest.raises(RuntimeError):
                 run(over(server, url, batch_mode="provider", shards=1))
         again = run(over(server, url, batch_mode="provider", shards=1))

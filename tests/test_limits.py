@@ -284,11 +284,11 @@ def test_the_answer_schemas_bound_texts_by_the_limits(path):
 def test_dbt_gets_the_limits_as_vars_from_limits_py_and_has_no_copy_of_its_own():
     import yaml
 
-    from agent_signals.adapters import dbt as views
+    from agent_signals.adapters import dbt_views
 
     project = yaml.safe_load((ROOT / "dbt" / "dbt_project.yml").read_text())
     assert not set(project["vars"]) & set(limits.by_name())  # no default that could disagree
-    flag, value = views._vars(run_id="session")
+    flag, value = dbt_views._vars(run_id="session")
     assert flag == "--vars" and json.loads(value) == {**limits.by_name(), "run_id": "session"}
     models = "\n".join(p.read_text() for p in (ROOT / "dbt" / "models").rglob("*.*"))
     assert "var('core_cap')" in models
@@ -296,9 +296,9 @@ def test_dbt_gets_the_limits_as_vars_from_limits_py_and_has_no_copy_of_its_own()
 
 @pytest.mark.unit
 def test_a_changed_limit_is_a_new_refresh_plan(monkeypatch):
-    from agent_signals.adapters import dbt as views
+    from agent_signals.adapters import dbt_views
     from agent_signals.config import Settings
 
-    before = views.plan_key(Settings())
+    before = dbt_views.plan_key(Settings())
     monkeypatch.setattr(limits, "CORE_CAP", limits.CORE_CAP + 1)
-    assert views.plan_key(Settings()) != before
+    assert dbt_views.plan_key(Settings()) != before

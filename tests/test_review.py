@@ -14,11 +14,11 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from agent_signals.adapters import dbt as views
+from agent_signals.adapters import dbt_views
 from agent_signals.config import Settings
 from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile_prompt
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages.by_hand import review as reviews
+from agent_signals.stages.by_hand import reviews as reviews
 from agent_signals.store.shard_writer import signal_id_for
 from agent_signals.store.sqlfiles import query
 from agent_signals_offline.provider import answer as offline_answer
@@ -232,7 +232,7 @@ def test_approved_it_shows_from_the_next_refresh_rejected_it_never_does(conn, se
     block = "select context_markdown from context.user_context where user_id = 'bo'"
     assert "sailing" not in conn.execute(block).fetchone()[0]
     assert conn.execute("select count(*) from signals.dirty_users where user_id = 'bo'").fetchone()[0] == 1
-    views.refresh_users(settings, ["bo"])
+    dbt_views.refresh_users(settings, ["bo"])
     reads = agent_reads(conn, "bo")
     assert "- likes sailing" in reads and "named tom" not in reads
 

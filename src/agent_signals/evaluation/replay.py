@@ -30,7 +30,7 @@ from agent_signals.core.text import normalize_content as normalize
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
 from agent_signals.stages import scan
 from agent_signals.stages.run import context, lifecycle
-from agent_signals.stages.run import shards as sharding
+from agent_signals.stages.run import sharding as sharding
 from agent_signals.store import evaluation as rehearsal
 from agent_signals.store.source import Window
 

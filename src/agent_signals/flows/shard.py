@@ -11,7 +11,7 @@ from prefect.runtime import flow_run
 
 from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
 from agent_signals.stages.run import context
-from agent_signals.stages.run import shards as sharding
+from agent_signals.stages.run import sharding as sharding
 
 
 @flow(name="process-shard")

@@ -23,7 +23,7 @@ from agent_signals.adapters import llm, providers
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.stages.embed import embed_missing
-from agent_signals.store import db, own_signals
+from agent_signals.store import database, own_signals
 
 
 class SignalNotFound(AgentSignalsError):
@@ -98,16 +98,14 @@ def delete_signal(conn: psycopg.Connection, settings: Settings, user_id: str, si
 
 def refresh_context(settings: Settings, user_id: str) -> None:
     """Rebuild the user's rows of the context views now (the compiled incremental refresh, no model call),
-    after a change by hand has committed. Nothing to do before the first run has built the views."""
-    from agent_signals.adapters import (
-        dbt as views,  # the compiled plan; dbt itself loads only when it must compile
-    )
+    after a change by hand has committed. Nothing to do before the first run has built the dbt_views."""
+    from agent_signals.adapters import dbt_views
 
-    views.refresh_users(settings, [user_id])
+    dbt_views.refresh_users(settings, [user_id])
 
 
 async def _embed_user(settings: Settings, user_id: str) -> int:
-    conn = await db.aconnect(db.database_url(settings), autocommit=True)
+    conn = await database.aconnect(database.database_url(settings), autocommit=True)
     try:
         return (await embed_missing(conn, settings, user_id)).signals
     finally:

@@ -6,15 +6,14 @@ fingerprint of the signal set it was asked about: an answer about a set that cha
 
 from __future__ import annotations
 
-from agent_signals.adapters import batches as provider
-from agent_signals.adapters import llm
+from agent_signals.adapters import llm, provider_batches
 from agent_signals.core.prompting.answers import InvalidAnswer
 from agent_signals.core.prompting.prompts import SummaryLine, prompt_set, render_summarize
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.run.batches import asked_with, batching, results, send, warn
 from agent_signals.stages.run.context import RunContext
 from agent_signals.store import summaries
-from agent_signals.store.ledger import batches as ledger
+from agent_signals.store.ledger import batch_ledger
 from agent_signals.store.summaries import Candidate
 
 log = redacting_logger(__name__)
@@ -30,7 +29,7 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
     """Write the answers of the summary batches that ended; returns the users whose summary was written.
     `rebuild` is summarize.rebuild (given the answer as its model call)."""
     async with ctx.pool.connection() as conn:
-        waiting = await ledger.waiting(conn, None, PURPOSE)
+        waiting = await batch_ledger.waiting(conn, None, PURPOSE)
     written = []
     read: dict = {}
     gone: set = set()  # batches whose files the provider no longer has: their requests are never answered
@@ -79,7 +78,7 @@ async def collect(ctx: RunContext, rebuild) -> list[str]:
                     warn(ctx, f"summary of {user_id} not rebuilt: {str(exc)[:200]}")
                     status = "failed"
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, [(request.batch_key, user_id)], status, ctx.run_id,
+            await batch_ledger.close_requests(conn, [(request.batch_key, user_id)], status, ctx.run_id,
                                         "files_gone" if request.batch_key in gone else None)  # fmt: skip
     return written
 
@@ -88,7 +87,7 @@ async def submit(ctx: RunContext, todo: list[Candidate]) -> list[Candidate]:
     """Send the summary prompts of these users in one batch (those with a summary request still out are
     left alone); returns those with no active signal left (no call: their summary is dropped now)."""
     async with ctx.pool.connection() as conn:
-        out = set(await ledger.waiting(conn, [c.user_id for c in todo], PURPOSE))
+        out = set(await batch_ledger.waiting(conn, [c.user_id for c in todo], PURPOSE))
         requests, prompts, empty = [], [], []
         for candidate in todo:
             if candidate.user_id in out:
@@ -98,9 +97,9 @@ async def submit(ctx: RunContext, todo: list[Candidate]) -> list[Candidate]:
                 empty.append(candidate)
                 continue
             custom_id = f"r{len(requests)}"
-            requests.append(ledger.NewRequest(custom_id, candidate.user_id, 0, 1, (), (),
+            requests.append(batch_ledger.NewRequest(custom_id, candidate.user_id, 0, 1, (), (),
                                               ctx.settings.max_answer_tokens, candidate.fingerprint))  # fmt: skip
-            prompts.append(provider.BatchRequest(custom_id, render_summarize(ctx.settings, lines, ctx.until.date()),
+            prompts.append(provider_batches.BatchRequest(custom_id, render_summarize(ctx.settings, lines, ctx.until.date()),
                                                  PURPOSE))  # fmt: skip
     if requests:
         version = prompt_set(ctx.settings, PURPOSE).version

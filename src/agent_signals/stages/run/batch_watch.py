@@ -16,12 +16,11 @@ from uuid import UUID
 
 import psycopg
 
-from agent_signals.adapters import batches as provider
-from agent_signals.adapters import llm
+from agent_signals.adapters import llm, provider_batches
 from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.run.batches import asked_with, batch_aware, batching, warn
 from agent_signals.stages.run.context import RunContext, raise_if_stopped, timed
-from agent_signals.store.ledger import batches as ledger
+from agent_signals.store.ledger import batch_ledger
 from agent_signals.store.source import Pending
 
 log = redacting_logger(__name__)
@@ -36,13 +35,13 @@ async def poll(ctx: RunContext) -> None:
         return
     if batching(ctx):  # before any user is touched: a provider this mode cannot send to stops the run
         try:
-            provider.check_provider(ctx.settings)
+            provider_batches.check_provider(ctx.settings)
         except llm.ModelMisconfigured as exc:
             ctx.halt(exc)
             raise_if_stopped(ctx)
     with timed(ctx, "batches.poll"):
         async with ctx.pool.connection() as conn:
-            for batch in await ledger.open_batches(conn):
+            for batch in await batch_ledger.open_batches(conn):
                 try:
                     await _poll_one(ctx, conn, batch)
                 except llm.ModelMisconfigured as exc:
@@ -50,40 +49,40 @@ async def poll(ctx: RunContext) -> None:
                     return
                 except llm.ModelUnavailable as exc:  # asked again next run
                     warn(ctx, f"batch {batch.batch_key}: the provider could not be asked about it: {exc}")
-            await ledger.mark_collected(conn)
+            await batch_ledger.mark_collected(conn)
 
 
-async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: ledger.OpenBatch) -> None:
+async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: batch_ledger.OpenBatch) -> None:
     settings = asked_with(ctx.settings, batch.model)
     provider_id = batch.provider_batch_id
     if batch.status == "preparing":
         if batch.run_running:
             return  # another run is sending it now
-        found = await provider.find(settings, str(batch.batch_key), batch.created_at - FIND_MARGIN)
+        found = await provider_batches.find(settings, str(batch.batch_key), batch.created_at - FIND_MARGIN)
         if found is None:
-            await ledger.give_up(conn, batch.batch_key, "abandoned",
+            await batch_ledger.give_up(conn, batch.batch_key, "abandoned",
                                  "the run that prepared it ended before the provider had it", ctx.run_id)  # fmt: skip
             ctx.stats.batches["abandoned"] += 1
             return
-        await ledger.submitted(conn, batch.batch_key, found.batch_id, found.status)
+        await batch_ledger.submitted(conn, batch.batch_key, found.batch_id, found.status)
         ctx.stats.batches["adopted"] += 1
         log.warning("batch %s: found at the provider as %s and recorded", batch.batch_key, found.batch_id)
         provider_id = found.batch_id
     if batch.status in ("preparing", "submitted"):
         assert provider_id is not None
         try:
-            status = await provider.retrieve(settings, provider_id)
+            status = await provider_batches.retrieve(settings, provider_id)
         except llm.ModelMisconfigured as exc:
             if exc.kind != "not_found":
                 raise
-            await ledger.give_up(conn, batch.batch_key, "abandoned",
+            await batch_ledger.give_up(conn, batch.batch_key, "abandoned",
                                  f"the provider no longer knows batch {provider_id}", ctx.run_id)  # fmt: skip
             ctx.stats.batches["abandoned"] += 1
             warn(ctx, f"batch {batch.batch_key} ({provider_id}): the provider no longer knows it; its users are "
                       "sent again")  # fmt: skip
             return
         if status.ended:
-            await ledger.ended(
+            await batch_ledger.ended(
                 conn, batch.batch_key, provider_status=status.status,
                 output_file_id=status.output_file_id, error_file_id=status.error_file_id,
                 answered=status.completed, failed=status.failed, error=status.error,
@@ -92,7 +91,7 @@ async def _poll_one(ctx: RunContext, conn: psycopg.AsyncConnection, batch: ledge
                 warn(ctx, f"batch {batch.batch_key} ({provider_id}) ended {status.status}: its unanswered "
                            "users are asked again" + (f" ({status.error})" if status.error else ""))  # fmt: skip
             return
-        await ledger.seen(conn, batch.batch_key, status.status)
+        await batch_ledger.seen(conn, batch.batch_key, status.status)
         age = datetime.now(UTC) - (batch.submitted_at or batch.created_at)
         if age.total_seconds() > ctx.settings.batch_warn_age_s:
             warn(ctx, f"batch {batch.batch_key} ({provider_id}) has been out for {age.total_seconds() / 3600:.1f} h "
@@ -109,7 +108,7 @@ async def wait(ctx: RunContext) -> list[Pending]:
 
     async def still_out() -> set[UUID]:  # a connection only while asking: none is held while sleeping
         async with ctx.pool.connection() as conn:
-            return set(await ledger.run_batches(conn, ctx.run_id))
+            return set(await batch_ledger.run_batches(conn, ctx.run_id))
 
     sent = out = await still_out()
     with timed(ctx, "batches.wait"):
@@ -118,7 +117,7 @@ async def wait(ctx: RunContext) -> list[Pending]:
             await poll(ctx)
             out = await still_out()
     async with ctx.pool.connection() as conn:
-        return [Pending(u, 0) for u in await ledger.users_waiting_in(conn, list(sent - out))]
+        return [Pending(u, 0) for u in await batch_ledger.users_waiting_in(conn, list(sent - out))]
 
 
 async def with_answered(ctx: RunContext, pending: list[Pending]) -> list[Pending]:
@@ -127,9 +126,9 @@ async def with_answered(ctx: RunContext, pending: list[Pending]) -> list[Pending
     if not batch_aware(ctx):
         return pending
     async with ctx.pool.connection() as conn:  # ids only: the shards load what each user's requests showed
-        batches = await ledger.open_batches(conn)
+        batches = await batch_ledger.open_batches(conn)
         ended = [b.batch_key for b in batches if b.status == "ended" and b.purpose == "extract"]
-        users = await ledger.users_waiting_in(conn, ended) if ended else []
+        users = await batch_ledger.users_waiting_in(conn, ended) if ended else []
     known = {p.user_id for p in pending}
     return [*pending, *(Pending(u, 0) for u in users if u not in known)]
 
@@ -138,4 +137,4 @@ async def settle(ctx: RunContext) -> None:
     """The batches whose every request the run's shards closed are `collected`."""
     if batch_aware(ctx):
         async with ctx.pool.connection() as conn:
-            await ledger.mark_collected(conn)
+            await batch_ledger.mark_collected(conn)

@@ -18,8 +18,7 @@ from uuid import UUID, uuid4
 
 import psycopg
 
-from agent_signals.adapters import batch_results, llm, structured
-from agent_signals.adapters import batches as provider
+from agent_signals.adapters import batch_results, llm, provider_batches, structured
 from agent_signals.config import Settings
 from agent_signals.core.outcome import Provenance, UserOutcome
 from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserMessages
@@ -28,7 +27,7 @@ from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.extract import judge, plan_calls
 from agent_signals.stages.run.context import RunContext
 from agent_signals.stages.run.failures import UserFailed, fail
-from agent_signals.store.ledger import batches as ledger
+from agent_signals.store.ledger import batch_ledger
 from agent_signals.store.source import known_signals
 
 log = redacting_logger(__name__)
@@ -58,7 +57,7 @@ def asked_with(settings: Settings, model: str) -> Settings:
 @dataclass(frozen=True)
 class Split:
     free: list[str]  # not in any batch: extract (send, or ask directly)
-    answered: dict[str, list[ledger.Waiting]]  # their batch ended: collect
+    answered: dict[str, list[batch_ledger.Waiting]]  # their batch ended: collect
 
 
 async def split(ctx: RunContext, user_ids: list[str]) -> Split:
@@ -67,7 +66,7 @@ async def split(ctx: RunContext, user_ids: list[str]) -> Split:
     if not batch_aware(ctx) or not user_ids:
         return Split(user_ids, {})
     async with ctx.pool.connection() as conn:
-        waiting = await ledger.waiting(conn, user_ids)
+        waiting = await batch_ledger.waiting(conn, user_ids)
     out = [u for u, requests in waiting.items() if requests[0].out]
     if out:
         ctx.stats.skipped_users["in_batch"] += len(out)
@@ -85,7 +84,7 @@ async def submit(ctx: RunContext, users: list[UserMessages]) -> list[UserOutcome
         return []
     now, requests, prompts = [], [], []
     async with ctx.pool.connection() as conn:
-        cut_last = await ledger.truncated_last(conn, [u.user_id for u in users])
+        cut_last = await batch_ledger.truncated_last(conn, [u.user_id for u in users])
     larger = llm.larger_budget(settings.model, settings.max_answer_tokens)
     for user in users:
         budget = (
@@ -103,32 +102,34 @@ async def submit(ctx: RunContext, users: list[UserMessages]) -> list[UserOutcome
             now.append(UserOutcome(user, ctx.provenance, figures=ctx.stats.actions))
             continue
         shown = {(m.conversation_id, m.message_id) for call in calls for m in call.messages.values()}
-        also_read = [ledger.Shown("", m.conversation_id, m.message_id) for m in user.messages
+        also_read = [batch_ledger.Shown("", m.conversation_id, m.message_id) for m in user.messages
                      if (m.conversation_id, m.message_id) not in shown]  # fmt: skip
         for index, call in enumerate(calls):
             custom_id = f"r{len(requests)}"
-            requests.append(ledger.NewRequest(
+            requests.append(batch_ledger.NewRequest(
                 custom_id, user.user_id, index, len(calls),
                 [*_shown(call), *(also_read if index == 0 else ())],
                 [(handle, signal.signal_id) for handle, signal in call.signals.items()],
                 budget,
             ))  # fmt: skip
-            prompts.append(provider.BatchRequest(custom_id, call.prompt, max_tokens=budget))
+            prompts.append(provider_batches.BatchRequest(custom_id, call.prompt, max_tokens=budget))
     if requests:
         await send(ctx, requests, prompts)
     return now
 
 
-def _shown(call: Call) -> list[ledger.Shown]:
+def _shown(call: Call) -> list[batch_ledger.Shown]:
     cut = {(c.message.conversation_id, c.message.message_id): c.kept for c in call.cut}
     return [
-        ledger.Shown(handle, m.conversation_id, m.message_id, cut.get((m.conversation_id, m.message_id)))
+        batch_ledger.Shown(
+            handle, m.conversation_id, m.message_id, cut.get((m.conversation_id, m.message_id))
+        )
         for handle, m in call.messages.items()
     ]
 
 
 async def send(
-    ctx: RunContext, requests: list[ledger.NewRequest], prompts: list[provider.BatchRequest], *,
+    ctx: RunContext, requests: list[batch_ledger.NewRequest], prompts: list[provider_batches.BatchRequest], *,
     purpose: str = "extract", prompt_version: str | None = None,
 ) -> None:  # fmt: skip
     """Record the requests (`preparing`), send them as one provider batch, record its id. A batch the provider
@@ -138,7 +139,7 @@ async def send(
     users = len({r.user_id for r in requests})
     async with ctx.pool.connection() as conn:
         try:
-            await ledger.record_batch(
+            await batch_ledger.record_batch(
                 conn, batch_key=key, run_id=ctx.run_id, model=settings.model,
                 prompt_version=prompt_version or ctx.prompt_version, answer_mode=structured.answer_mode(settings),
                 requests=requests, purpose=purpose,
@@ -148,9 +149,9 @@ async def send(
             stats.skipped_users["in_batch"] += users
             return
         try:
-            provider_id = await provider.submit(settings, prompts, str(key))
+            provider_id = await provider_batches.submit(settings, prompts, str(key))
         except (llm.ModelMisconfigured, llm.ModelUnavailable) as exc:
-            await ledger.give_up(conn, key, "unsent", str(exc), ctx.run_id)
+            await batch_ledger.give_up(conn, key, "unsent", str(exc), ctx.run_id)
             stats.batches["unsent"] += 1
             stats.skipped_users["batch_unsent"] += users
             if isinstance(exc, llm.ModelMisconfigured):
@@ -158,7 +159,7 @@ async def send(
             else:
                 warn(ctx, f"a batch of {users} user(s) could not be sent ({exc}); they are sent next run")
             return
-        await ledger.submitted(conn, key, provider_id, "submitted")
+        await batch_ledger.submitted(conn, key, provider_id, "submitted")
     prefix = "" if purpose == "extract" else f"{purpose}_"
     stats.batches[f"{prefix}sent"] += 1
     stats.batches[f"{prefix}requests_sent"] += len(requests)
@@ -166,14 +167,16 @@ async def send(
     log.info("batch %s (%s): %d request(s) of %d user(s) sent", key, provider_id, len(requests), users)
 
 
-async def collect(ctx: RunContext, answered: dict[str, list[ledger.Waiting]]) -> list[UserOutcome | None]:
+async def collect(
+    ctx: RunContext, answered: dict[str, list[batch_ledger.Waiting]]
+) -> list[UserOutcome | None]:
     """The answered users' answers read back and judged, AGENT_SIGNALS_CONCURRENCY users at a time, each
     batch's files read once (None: the user failed, was not answered and is pending again, or is left
     waiting for the next run: the run's budget is spent, or the files could not be read)."""
     files: dict[UUID, asyncio.Task] = {}
     slots = asyncio.Semaphore(ctx.settings.concurrency)
 
-    async def one(user_id: str, requests: list[ledger.Waiting]) -> UserOutcome | None:
+    async def one(user_id: str, requests: list[batch_ledger.Waiting]) -> UserOutcome | None:
         first = requests[0]
         if first.batch_key not in files:
             files[first.batch_key] = asyncio.ensure_future(results(ctx, first))
@@ -183,9 +186,9 @@ async def collect(ctx: RunContext, answered: dict[str, list[ledger.Waiting]]) ->
     return list(await asyncio.gather(*(one(u, r) for u, r in answered.items())))
 
 
-async def results(ctx: RunContext, batch: ledger.Waiting) -> dict[str, batch_results.BatchResult]:
+async def results(ctx: RunContext, batch: batch_ledger.Waiting) -> dict[str, batch_results.BatchResult]:
     """The answers of a batch that ended, by custom_id (read from its output and error files)."""
-    status = provider.BatchStatus(
+    status = provider_batches.BatchStatus(
         batch.provider_batch_id or "", batch.provider_status or "completed", batch.output_file_id,
         batch.error_file_id, 0, 0, 0, None, None,
     )  # fmt: skip
@@ -198,7 +201,7 @@ def warn(ctx: RunContext, message: str) -> None:
 
 
 async def _collect_user(
-    ctx: RunContext, user_id: str, requests: list[ledger.Waiting], results: asyncio.Task
+    ctx: RunContext, user_id: str, requests: list[batch_ledger.Waiting], results: asyncio.Task
 ) -> UserOutcome | None:
     settings, stats = ctx.settings, ctx.stats
     batch_key = requests[0].batch_key
@@ -207,15 +210,17 @@ async def _collect_user(
         return None
     async with ctx.pool.connection() as conn:
         every = [m for r in requests for m in r.messages]
-        found = await ledger.asked_messages(conn, settings, user_id, every, ctx.until)
-        signals = await ledger.asked_signals(conn, user_id, [s for r in requests for _h, s in r.signals])
+        found = await batch_ledger.asked_messages(conn, settings, user_id, every, ctx.until)
+        signals = await batch_ledger.asked_signals(
+            conn, user_id, [s for r in requests for _h, s in r.signals]
+        )
         known = (await known_signals(conn, [user_id])).get(user_id, [])
     read = [found[k] for k in dict.fromkeys((m.conversation_id, m.message_id) for m in every) if k in found]
     user = UserMessages(user_id, read, known)
 
     async def close(status: str, error_kind: str | None = None) -> None:
         async with ctx.pool.connection() as conn:
-            await ledger.close_requests(conn, [(batch_key, user_id)], status, ctx.run_id, error_kind)
+            await batch_ledger.close_requests(conn, [(batch_key, user_id)], status, ctx.run_id, error_kind)
 
     try:
         answers = await results

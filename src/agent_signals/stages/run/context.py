@@ -25,7 +25,7 @@ from agent_signals.config import Settings
 from agent_signals.core.outcome import Provenance
 from agent_signals.core.prompting.extract_calls import UserMessages
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.store import db
+from agent_signals.store import database
 from agent_signals.store.ledger import runs
 from agent_signals.store.source import Window
 
@@ -169,8 +169,8 @@ def raise_if_stopped(ctx: RunContext) -> None:
         raise database_lost(ctx)
 
 
-def database_lost(ctx: RunContext) -> db.DatabaseLost:
-    return db.DatabaseLost(
+def database_lost(ctx: RunContext) -> database.DatabaseLost:
+    return database.DatabaseLost(
         f"run {ctx.run_id} lost its database connection: {ctx.stop.database}",
         hint="what it committed stays; once the database answers again, the next run does the rest",
     )
@@ -184,7 +184,7 @@ async def cut_off(ctx: RunContext, exc: BaseException) -> bool:
     stop = ctx.stop
     if stop.cut:
         return True
-    if not db.connection_lost(exc):
+    if not database.connection_lost(exc):
         return False
     stop.database = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
     ctx.stats.database_lost = stop.database

@@ -12,7 +12,7 @@ from uuid import uuid4
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.prompting.extract_calls import prompt_version
-from agent_signals.store import db, upkeep
+from agent_signals.store import database, upkeep
 from agent_signals.store.ledger import runs
 from agent_signals.store.schema.migrate import check_current
 
@@ -20,7 +20,7 @@ from agent_signals.store.schema.migrate import check_current
 def pending_work(settings: Settings, until: datetime) -> list[str]:
     """The kinds of work a run would have to do now (empty: none)."""
     params = {**decay.query_params(settings, until), "summaries": settings.summaries}
-    with db.session(settings) as conn:
+    with database.session(settings) as conn:
         check_current(conn, settings)
         return upkeep.pending_work(conn, params)
 
@@ -35,7 +35,7 @@ def record_if_idle(settings: Settings, kind: str) -> dict | None:
 
 async def _record(settings: Settings, kind: str, until: datetime) -> dict:
     run_id, stats = uuid4(), runs.RunStats()
-    async with await db.aconnect(db.database_url(settings), autocommit=True) as ledger:
+    async with await database.aconnect(database.database_url(settings), autocommit=True) as ledger:
         await runs.abandon_dead_runs(ledger)
         await runs.start_run(
             ledger, settings, run_id=run_id, kind=kind, window_start=None, window_end=until,

@@ -18,7 +18,7 @@ from uuid import UUID
 
 from agent_signals.adapters import structured
 from agent_signals.stages.run.context import RunContext
-from agent_signals.store import db
+from agent_signals.store import database
 from agent_signals.store.ledger import runs
 
 Listener = Callable[[int, dict | None], None]
@@ -72,7 +72,7 @@ async def _interrupted(ctx: RunContext, url: str, signum: int, recorded: bool, l
         return
     summary = None
     try:
-        async with await db.aconnect(url, autocommit=True) as conn:
+        async with await database.aconnect(url, autocommit=True) as conn:
             await runs.end_sessions(conn, application_name(ctx.run_id))
             committed = await runs.committed_by_run(conn, ctx.run_id)
             # a snapshot: shards still finishing in this loop go on adding to ctx.stats while we write

@@ -28,7 +28,7 @@ from agent_signals.stages.run.context import (
     raise_if_stopped,
     shared_pacing,
 )
-from agent_signals.store import db
+from agent_signals.store import database
 from agent_signals.store.ledger import runs
 from agent_signals.store.schema.migrate import check_current
 from agent_signals.store.source import Window
@@ -49,12 +49,12 @@ async def open_run(
 ) -> AsyncIterator[RunContext]:
     """Check the schema, record the run (not for a dry run), open the pool; on exit write the ledger.
     `listeners` (the CLI's) hear the run's progress and, when given `interrupted`, stop it on a signal."""
-    url = db.database_url(settings)
-    with db.session(settings) as conn:
+    url = database.database_url(settings)
+    with database.session(settings) as conn:
         check_current(conn, settings)
     providers.register_offline(settings, settings.offline_latency_ms / 1000)
     window = window or Window(until=datetime.now(UTC))
-    ledger = await db.aconnect(url, autocommit=True)
+    ledger = await database.aconnect(url, autocommit=True)
     run_id = uuid4()
     pool = _pool(url, settings, run_id)
     pacing = shared_pacing(settings)
@@ -119,7 +119,7 @@ async def open_run(
             forget_stop(ctx.run_id)
             await pool.close()
             await ledger.close()
-    if ctx.stop.database is not None and not isinstance(failure, db.DatabaseLost):
+    if ctx.stop.database is not None and not isinstance(failure, database.DatabaseLost):
         raise database_lost(ctx) from failure  # however it surfaced, even in the final row's write
     if failure is not None:
         raise failure
@@ -147,7 +147,7 @@ def _pool(url: str, settings: Settings, run_id: UUID) -> AsyncConnectionPool:
 async def _final_ledger_row(ctx: RunContext, error: str | None) -> None:
     """Write the run's final row. If the database dropped the ledger's connection (a restart, a terminated
     backend, the server gone), the run is `failed` and its row is written on one new connection (the
-    embedded server is started again if it stopped: db.restarted_url). When that fails too the row stays
+    embedded server is started again if it stopped: database.restarted_url). When that fails too the row stays
     `running` and the next run marks it abandoned; the error raised says so."""
     if ctx.stop.database is None:
         try:
@@ -160,10 +160,10 @@ async def _final_ledger_row(ctx: RunContext, error: str | None) -> None:
         lost = f"database connection lost: {ctx.stop.database}"
         error = f"{error}; {lost}" if error else lost
     try:
-        retry = await db.aconnect(db.restarted_url(ctx.settings), autocommit=True)
-    except db.DatabaseUnavailable as exc:
+        retry = await database.aconnect(database.restarted_url(ctx.settings), autocommit=True)
+    except database.DatabaseUnavailable as exc:
         log.error("could not write the row of run %s: %s", ctx.run_id, exc.message)
-        raise db.DatabaseLost(
+        raise database.DatabaseLost(
             f"run {ctx.run_id} lost its database connection ({ctx.stop.database}) and could not reconnect to "
             f"record it: {exc.message}",
             hint="what it committed stays; once the database answers again, the next run marks this one "
@@ -178,9 +178,9 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     """A context for a shard of a run started elsewhere: its own pool and its own connection for the
     users' locks; its figures are returned to the run (merge), which alone writes the ledger."""
     settings = spec.settings
-    url = db.database_url(settings)
+    url = database.database_url(settings)
     providers.register_offline(settings, settings.offline_latency_ms / 1000)
-    ledger = await db.aconnect(url, autocommit=True)
+    ledger = await database.aconnect(url, autocommit=True)
     pool = _pool(url, settings, spec.run_id)
     ctx = RunContext(
         settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),

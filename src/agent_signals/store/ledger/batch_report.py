@@ -1,7 +1,7 @@
 """What the batch ledger (ops.batches, m017) shows a person: the provider batches not collected yet, with
 their age (the run report's "Batches in flight", `agent-signals batches list`), and one batch found by its
 key or provider id (`agent-signals batches cancel`). The pipeline's own reads and writes of the ledger are
-in store/ledger/batches.py."""
+in store/ledger/batch_ledger.py."""
 
 from __future__ import annotations
 

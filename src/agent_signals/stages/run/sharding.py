@@ -20,7 +20,7 @@ from agent_signals.stages.extract import conclude, embed_safely, extract_safely,
 from agent_signals.stages.run import batches as batched
 from agent_signals.stages.run.context import RunContext, RunSpec, cut_off, stage, stopped, timed
 from agent_signals.stages.run.lifecycle import join_run
-from agent_signals.store import db
+from agent_signals.store import database
 from agent_signals.store.ledger import runs
 from agent_signals.store.source import Pending, load_shard
 
@@ -68,7 +68,7 @@ async def run_shard(spec: RunSpec, shard: Shard) -> runs.RunStats:
     try:
         async with join_run(spec) as worker:
             await process_shard(worker, list(shard.user_ids))
-    except db.DatabaseUnavailable as exc:  # raised by the shard's first connection, before any work
+    except database.DatabaseUnavailable as exc:  # raised by the shard's first connection, before any work
         stats = _untouched(shard, "database")
         stats.database_lost = exc.message
         return stats
@@ -85,7 +85,7 @@ async def record_shard_run(
     spec: RunSpec, batch: UUID, shard: Shard, stats: runs.RunStats, flow_run_id: UUID | None
 ) -> None:
     """A shard processed as its own flow run leaves its figures for the run that handed it out."""
-    async with await db.aconnect(db.database_url(spec.settings), autocommit=True) as conn:
+    async with await database.aconnect(database.database_url(spec.settings), autocommit=True) as conn:
         await runs.record_shard_run(
             conn, run_id=spec.run_id, batch=batch, shard=shard.number, part=shard.part,
             flow_run_id=flow_run_id, stats=stats,

@@ -40,7 +40,7 @@ from agent_signals import limits
 from agent_signals.adapters.runtime import environment
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.store import db
+from agent_signals.store import database
 from agent_signals.store.sqlfiles import query
 
 ENV_PREFIX = "AGENT_SIGNALS_DBT_"
@@ -132,7 +132,7 @@ def _global_flags() -> list[str]:
 def _invoke(settings: Settings, args: list[str]):
     """Run one dbt command in-process with the project database's connection settings."""
     env = {
-        **connection_env(db.database_url(settings)),
+        **connection_env(database.database_url(settings)),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DO_NOT_TRACK": "1",
     }
@@ -182,8 +182,8 @@ def refresh(settings: Settings, run_id: UUID | None = None, *, full: bool = Fals
 def _one_build_at_a_time(settings: Settings) -> Iterator[None]:
     """Hold the database's view-build lock (lock_view_build.sql) for the block: it waits for another
     process's build to end."""
-    with db.session(settings) as conn:
-        conn.execute(query("dbt/lock_view_build"))
+    with database.session(settings) as conn:
+        conn.execute(query("dbt_views/lock_view_build"))
         yield  # closing the connection releases the lock
 
 
@@ -226,8 +226,8 @@ def _build_failed(message: str, settings: Settings) -> ViewRefreshFailed:
 
 
 def _views_exist(settings: Settings) -> bool:
-    with db.session(settings) as conn:
-        return bool(conn.execute(query("dbt/context_views_exist")).fetchone()[0])
+    with database.session(settings) as conn:
+        return bool(conn.execute(query("dbt_views/context_views_exist")).fetchone()[0])
 
 
 # --- the compiled refresh of a run's touched users ---------------------------------------------------
@@ -295,12 +295,12 @@ def _compile_plan(settings: Settings, key: str) -> RefreshPlan:
     if not result.success:
         detail = " ".join(str(result.exception or "; ".join(_failures(result)) or "see the dbt log").split())
         raise _build_failed(f"dbt compile of the context views failed: {detail[:500]}", settings)
-    database = (
-        '"' + connection_env(db.database_url(settings))[ENV_PREFIX + "DBNAME"].replace('"', '""') + '".'
+    database_prefix = (
+        '"' + connection_env(database.database_url(settings))[ENV_PREFIX + "DBNAME"].replace('"', '""') + '".'
     )
 
     def local(text: str) -> str:  # "db"."schema"."name" -> "schema"."name": the plan fits any database
-        return text.replace(database, "")
+        return text.replace(database_prefix, "")
 
     nodes = json.loads((target / "manifest.json").read_text())["nodes"]
     models = {
@@ -374,8 +374,8 @@ def _isolate(settings: Settings, users: list[str], failed: dict[str, str]) -> No
 
 
 def _touched_users(settings: Settings, run_id: UUID) -> list[str]:
-    with db.session(settings) as conn:
-        return [row[0] for row in conn.execute(query("dbt/touched_users"), {"run_id": run_id})]
+    with database.session(settings) as conn:
+        return [row[0] for row in conn.execute(query("dbt_views/touched_users"), {"run_id": run_id})]
 
 
 def refresh_users(settings: Settings, user_ids: list[str]) -> RefreshResult | None:
@@ -390,7 +390,7 @@ def refresh_users(settings: Settings, user_ids: list[str]) -> RefreshResult | No
 def _refresh_scope(settings: Settings, scope: dict) -> RefreshResult:
     plan = refresh_plan(settings)
     started = time.perf_counter()
-    with db.session(settings) as conn:
+    with database.session(settings) as conn:
         try:
             with conn.transaction():
                 _execute_plan(conn, settings, plan, scope)
@@ -402,18 +402,18 @@ def _refresh_scope(settings: Settings, scope: dict) -> RefreshResult:
 
 
 def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPlan, scope: dict) -> None:
-    conn.execute(query("dbt/refresh_scope_run"), scope)
+    conn.execute(query("dbt_views/refresh_scope_run"), scope)
     for model in plan.models:
         relation = sql.SQL(model.relation or "")
         columns = [
-            row[0] for row in conn.execute(query("dbt/relation_columns"), {"relation": model.relation})
+            row[0] for row in conn.execute(query("dbt_views/relation_columns"), {"relation": model.relation})
         ]
         column_list = sql.SQL(", ").join(sql.Identifier(c) for c in columns)
-        conn.execute(query("dbt/refresh_lock_model"), {"relation": model.relation})
-        conn.execute(sql.SQL(query("dbt/refresh_delete_touched")).format(relation=relation))
+        conn.execute(query("dbt_views/refresh_lock_model"), {"relation": model.relation})
+        conn.execute(sql.SQL(query("dbt_views/refresh_delete_touched")).format(relation=relation))
         try:
             conn.execute(
-                sql.SQL(query("dbt/refresh_insert_model")).format(
+                sql.SQL(query("dbt_views/refresh_insert_model")).format(
                     relation=relation, columns=column_list, model=sql.SQL(model.sql)
                 )
             )
@@ -422,7 +422,7 @@ def _execute_plan(conn: psycopg.Connection, settings: Settings, plan: RefreshPla
     failed = []
     for test in plan.tests:
         count = conn.execute(
-            sql.SQL(query("dbt/refresh_count_failures")).format(test=sql.SQL(test.sql))
+            sql.SQL(query("dbt_views/refresh_count_failures")).format(test=sql.SQL(test.sql))
         ).fetchone()[0]
         if count and test.severity == "error":
             failed.append(f"test {test.name}: {count} failing rows")

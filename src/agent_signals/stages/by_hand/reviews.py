@@ -63,9 +63,9 @@ def approve(
     with conn.transaction():
         approved = _decided(lambda: stored.approve(conn, signal_id, actor))
         own_signals.drop_stale_summary(conn, user_id)
-    from agent_signals.adapters import dbt as views  # the compiled plan; dbt itself loads only to compile
+    from agent_signals.adapters import dbt_views  # the compiled plan; dbt itself loads only to compile
 
-    views.refresh_users(settings, [user_id])
+    dbt_views.refresh_users(settings, [user_id])
     return signal_id, approved
 
 

@@ -97,13 +97,13 @@ async def record_batch(
     psycopg.errors.UniqueViolation when one of its users is already waiting in another batch."""
     async with conn.transaction():
         await conn.execute(
-            query("batches/record_batch"),
+            query("batch_ledger/record_batch"),
             {"batch_key": batch_key, "run_id": run_id, "purpose": purpose, "model": model,
              "prompt_version": prompt_version, "answer_mode": answer_mode, "requests": len(requests)},
         )  # fmt: skip
         async with conn.cursor() as cur:
             await cur.executemany(
-                query("batches/record_batch_request"),
+                query("batch_ledger/record_batch_request"),
                 [
                     {"batch_key": batch_key, "custom_id": r.custom_id, "user_id": r.user_id, "purpose": purpose,
                      "fingerprint": r.fingerprint,
@@ -120,7 +120,7 @@ async def submitted(
     conn: psycopg.AsyncConnection, batch_key: UUID, provider_batch_id: str, status: str
 ) -> None:
     await conn.execute(
-        query("batches/batch_submitted"),
+        query("batch_ledger/batch_submitted"),
         {"batch_key": batch_key, "provider_batch_id": provider_batch_id, "provider_status": status},
     )
 
@@ -134,7 +134,7 @@ async def ended(
     output_file_id: str | None, error_file_id: str | None, answered: int, failed: int, error: str | None,
 ) -> None:  # fmt: skip
     await conn.execute(
-        query("batches/batch_ended"),
+        query("batch_ledger/batch_ended"),
         {"batch_key": batch_key, "provider_status": provider_status, "output_file_id": output_file_id,
          "error_file_id": error_file_id, "answered": answered, "failed": failed,
          "error": redact(error)[:2000] if error else None},
@@ -146,7 +146,7 @@ async def give_up(
 ) -> None:
     """`abandoned` or `unsent`: its waiting requests closed unanswered, their users pending again."""
     await conn.execute(
-        query("batches/batch_given_up"),
+        query("batch_ledger/batch_given_up"),
         {"batch_key": batch_key, "status": status, "error": redact(error)[:2000], "run_id": run_id},
     )
 
@@ -158,7 +158,7 @@ async def close_requests(
     """Close the waiting requests of these (batch, user) pairs (`error_kind`: why they failed), in one
     statement; returns the pairs that had some still waiting (a pair missing: closed by another run)."""
     cur = await conn.execute(
-        query("batches/close_batch_requests"),
+        query("batch_ledger/close_batch_requests"),
         {
             "batch_keys": [key for key, _u in pairs],
             "user_ids": [user_id for _k, user_id in pairs],
@@ -172,23 +172,23 @@ async def close_requests(
 
 async def truncated_last(conn: psycopg.AsyncConnection, user_ids: Sequence[str]) -> set[str]:
     """The users whose last batch answer was cut at max_tokens."""
-    cur = await conn.execute(query("batches/truncated_last"), {"user_ids": list(user_ids)})
+    cur = await conn.execute(query("batch_ledger/truncated_last"), {"user_ids": list(user_ids)})
     return {row[0] for row in await cur.fetchall()}
 
 
 async def mark_collected(conn: psycopg.AsyncConnection) -> int:
-    cur = await conn.execute(query("batches/collected_batches"))
+    cur = await conn.execute(query("batch_ledger/collected_batches"))
     return len(await cur.fetchall())
 
 
 async def open_batches(conn: psycopg.AsyncConnection) -> list[OpenBatch]:
     cur = conn.cursor(row_factory=dict_row)
-    await cur.execute(query("batches/open_batches"))
+    await cur.execute(query("batch_ledger/open_batches"))
     return [OpenBatch(**row) for row in await cur.fetchall()]
 
 
 async def run_batches(conn: psycopg.AsyncConnection, run_id: UUID) -> list[UUID]:
-    cur = await conn.execute(query("batches/run_batches"), {"run_id": run_id})
+    cur = await conn.execute(query("batch_ledger/run_batches"), {"run_id": run_id})
     return [row[0] for row in await cur.fetchall()]
 
 
@@ -200,7 +200,7 @@ async def waiting(
     """The waiting requests of one purpose of these users (None: everyone's), by user, in call order."""
     cur = conn.cursor(row_factory=dict_row)
     users = None if user_ids is None else list(user_ids)
-    await cur.execute(query("batches/waiting_requests"), {"user_ids": users, "purpose": purpose})
+    await cur.execute(query("batch_ledger/waiting_requests"), {"user_ids": users, "purpose": purpose})
     found: dict[str, list[Waiting]] = {}
     for row in await cur.fetchall():
         row["messages"] = tuple(
@@ -222,7 +222,7 @@ async def asked_messages(
         "message_ids": [m.message_id for m in shown],
         **decay.query_params(settings, at),
     }
-    cur = await conn.execute(query("batches/asked_messages"), params)
+    cur = await conn.execute(query("batch_ledger/asked_messages"), params)
     return {
         (conversation_id, message_id): SourceMessage.read(
             conversation_id, message_id, content, created_at, stale, agent_id
@@ -236,11 +236,11 @@ async def asked_signals(
 ) -> dict[UUID, KnownSignal]:
     """The known signals these requests showed that are still active, by id."""
     cur = await conn.execute(
-        query("batches/asked_signals"), {"user_id": user_id, "signal_ids": list(signal_ids)}
+        query("batch_ledger/asked_signals"), {"user_id": user_id, "signal_ids": list(signal_ids)}
     )
     return {row[0]: KnownSignal(*row) for row in await cur.fetchall()}
 
 
 async def users_waiting_in(conn: psycopg.AsyncConnection, batch_keys: Sequence[UUID]) -> list[str]:
-    cur = await conn.execute(query("batches/users_waiting_in"), {"batch_keys": list(batch_keys)})
+    cur = await conn.execute(query("batch_ledger/users_waiting_in"), {"batch_keys": list(batch_keys)})
     return [row[0] for row in await cur.fetchall()]
