@@ -39,7 +39,7 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
 
 from agent_signals.cli.demo import synthetic  # noqa: E402
 from agent_signals.core.prompting.prompts import SummaryLine  # noqa: E402
-from agent_signals.core.prompting.summary_text import summary_from_signals as summarize  # noqa: E402
+from agent_signals.core.prompting.summary_text import summary_from_signals  # noqa: E402
 from agent_signals.core.screening import fold  # noqa: E402
 from agent_signals.core.screening.instructions import instruction_reason  # noqa: E402
 from agent_signals.core.screening.screen import screen_text  # noqa: E402
@@ -86,7 +86,7 @@ def offline_outputs(users: list[dict], conversations: list[dict]) -> tuple[list[
         contents += [a["content"] for a in mine]
         if mine:
             lines = [SummaryLine(a["tier"], a["kind"], a["content"]) for a in mine]
-            summaries.append(summarize(lines))
+            summaries.append(summary_from_signals(lines))
     return contents, summaries
 
 

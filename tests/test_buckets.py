@@ -15,7 +15,7 @@ from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile
 from agent_signals.errors import AgentSignalsError
 from agent_signals.flows.extract import extract_signals
 from agent_signals.stages.by_hand import own_signals
-from agent_signals_offline.provider import answer as offline_answer
+from agent_signals_offline.provider import answer
 from tests.builders import T0, conversation, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
@@ -67,7 +67,7 @@ def create(content: str, handle: str, quote: str, kind: str = "ownership", tier:
 def owns_each_message(prompt: list[dict]) -> str:
     """A model that reads every message "I own the X." as a core ownership signal."""
     if is_reconcile_prompt(prompt):
-        return offline_answer(prompt)
+        return answer(prompt)
     messages, _known, _kinds = parse_extract_prompt(prompt)
     actions = [
         create(f"Owns the {m.text.removeprefix('I own the ').rstrip('.')}", m.handle, m.text)

@@ -22,7 +22,7 @@ from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.stages.apply import apply_user
 from agent_signals.stages.by_hand import own_signals
-from agent_signals_offline import reconcile as offline_reconcile
+from agent_signals_offline import reconcile
 from agent_signals_offline.embed import embed
 
 pytestmark = [pytest.mark.db]
@@ -52,7 +52,7 @@ operation = st.one_of(
 
 
 async def offline_decide(core, own, cap) -> ReconcileAnswer:
-    return ReconcileAnswer.model_validate({"decisions": offline_reconcile.decide(core, own, cap)})
+    return ReconcileAnswer.model_validate({"decisions": reconcile.decide(core, own, cap)})
 
 
 async def _apply(url, settings, user, proposals, messages, use_model):

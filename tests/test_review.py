@@ -21,7 +21,7 @@ from agent_signals.flows.extract import extract_signals
 from agent_signals.stages.by_hand import reviews as reviews
 from agent_signals.store.shard_writer import signal_id_for
 from agent_signals.store.sqlfiles import query
-from agent_signals_offline.provider import answer as offline_answer
+from agent_signals_offline.provider import answer
 from tests.builders import T0, conversation, load_conversations
 from tests.fakes import user_texts
 
@@ -52,7 +52,7 @@ def extraction(*actions: dict, summary: str | None = None):
 
     def script(prompt):
         if not is_extract_prompt(prompt):
-            return offline_answer(prompt)
+            return answer(prompt)
         return json.dumps({"actions": list(actions), **({"summary": summary} if summary else {})})
 
     return script
@@ -337,7 +337,7 @@ def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, 
 
     def update(prompt):
         if not is_extract_prompt(prompt):
-            return offline_answer(prompt)
+            return answer(prompt)
         handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Paris's
         return json.dumps({"actions": [{
             "action": "update", "signal": handle, "content": "Lives in Berlin", "tier": "contextual",
@@ -369,7 +369,7 @@ def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, 
     # an end cannot wait for review (it writes no text): held, it is rejected, and the fact stays
     def end(prompt):
         if not is_extract_prompt(prompt):
-            return offline_answer(prompt)
+            return answer(prompt)
         handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Berlin's
         quote = "I no longer live in Berlin"
         return json.dumps(

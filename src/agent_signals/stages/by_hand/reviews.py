@@ -14,8 +14,7 @@ import psycopg
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.stages.by_hand.own_signals import ID_FORM, ID_TEXT, MIN_PREFIX, SignalNotFound
-from agent_signals.store import own_signals
-from agent_signals.store import review as stored
+from agent_signals.store import own_signals, review
 from agent_signals.store.review import Approved, PendingSignal
 
 LISTED = "`agent-signals review list` shows the signals waiting for review"
@@ -26,7 +25,7 @@ class NotPending(AgentSignalsError):
 
 
 def pending(conn: psycopg.Connection, settings: Settings, user_id: str | None = None) -> list[PendingSignal]:
-    return stored.pending(conn, user_id)
+    return review.pending(conn, user_id)
 
 
 def resolve(conn: psycopg.Connection, settings: Settings, ref: str) -> tuple[UUID, str]:
@@ -40,7 +39,7 @@ def resolve(conn: psycopg.Connection, settings: Settings, ref: str) -> tuple[UUI
             hint=f"give at least {MIN_PREFIX} characters of an id (hex digits and dashes): {LISTED}",
         )
     whole = UUID(ref) if len(ref) == len(ID_FORM) else None
-    found = stored.find(conn, whole, ref)
+    found = review.find(conn, whole, ref)
     if not found:
         if whole:
             raise SignalNotFound(f"there is no signal {ref}", hint=LISTED)
@@ -61,7 +60,7 @@ def approve(
     what the approval did."""
     signal_id, user_id = resolve(conn, settings, ref)
     with conn.transaction():
-        approved = _decided(lambda: stored.approve(conn, signal_id, actor))
+        approved = _decided(lambda: review.approve(conn, signal_id, actor))
         own_signals.drop_stale_summary(conn, user_id)
     from agent_signals.adapters import dbt_views  # the compiled plan; dbt itself loads only to compile
 
@@ -72,7 +71,7 @@ def approve(
 def reject(conn: psycopg.Connection, settings: Settings, ref: str, actor: str = "reviewer") -> UUID:
     """The pending signal rejected: never shown, and its text never learned again. Returns its id."""
     signal_id, _user_id = resolve(conn, settings, ref)
-    _decided(lambda: stored.reject(conn, signal_id, actor))
+    _decided(lambda: review.reject(conn, signal_id, actor))
     return signal_id
 
 

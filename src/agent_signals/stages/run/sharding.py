@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from uuid import UUID
 
-from agent_signals.adapters import expectations as quality
+from agent_signals.adapters import expectations
 from agent_signals.config import Settings
 from agent_signals.core.actions import Count
 from agent_signals.stages.apply_users import apply_safely
 from agent_signals.stages.extract import conclude, embed_safely, extract_safely, proposals_frame
-from agent_signals.stages.run import batches as batched
+from agent_signals.stages.run import batches
 from agent_signals.stages.run.context import RunContext, RunSpec, cut_off, stage, stopped, timed
 from agent_signals.stages.run.lifecycle import join_run
 from agent_signals.store import database
@@ -137,7 +137,7 @@ async def process_shard(ctx: RunContext, user_ids: list[str]) -> None:
 async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     if not user_ids:
         return
-    split = await batched.split(ctx, user_ids)  # users out in a provider batch are left alone
+    split = await batches.split(ctx, user_ids)  # users out in a provider batch are left alone
     with timed(ctx, "process.load"):
         async with ctx.pool.connection() as conn:
             user_messages = (await load_shard(conn, ctx.settings, split.free, ctx.window)).user_messages()
@@ -145,17 +145,17 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
         user_messages = [ctx.rehearsal.shown(user) for user in user_messages]
     started: dict[str, float] = {}
     with timed(ctx, "process.extract"):
-        if batched.batching(ctx):  # sent in a provider batch; applied by the run that collects the answers
-            extracted = await batched.submit(ctx, user_messages)
+        if batches.batching(ctx):  # sent in a provider batch; applied by the run that collects the answers
+            extracted = await batches.submit(ctx, user_messages)
         else:
             extracted = await asyncio.gather(*(extract_safely(ctx, user, started) for user in user_messages))
     if split.answered:
         with timed(ctx, "process.collect"):
-            extracted = [*extracted, *await batched.collect(ctx, split.answered)]
+            extracted = [*extracted, *await batches.collect(ctx, split.answered)]
     with timed(ctx, "process.screen"):
         ready = await conclude(ctx, extracted)
     with timed(ctx, "process.gate"):
-        failing = await asyncio.to_thread(quality.gate_proposals, ctx.settings, proposals_frame(ready))
+        failing = await asyncio.to_thread(expectations.gate_proposals, ctx.settings, proposals_frame(ready))
     for user_id, reasons in failing.items():  # those candidates only: the user's others go on
         ready[user_id].reject(reasons, "gate", Count.REJECTED_GATE)
     with timed(ctx, "process.embed"):

@@ -8,7 +8,7 @@ from functools import cache
 
 from babel import Locale
 
-from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening import sensitive_words
 from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 # ---------------------------------------------------------------------------------------------------
@@ -16,14 +16,14 @@ from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _BRACKETED = r"[\[({{<]\s*(?:{})\s*[\])}}>]"
-_AT = rf"\s*(?:{_BRACKETED.format(words.EMAIL_AT_WORDS + '|@')}|＠)\s*|\s+(?P<at_word>{words.EMAIL_AT_WORDS})\s+"
-_DOT = rf"\s*{_BRACKETED.format(words.EMAIL_DOT_WORDS + '|[.]')}\s*|\s+(?:{words.EMAIL_DOT_WORDS})\s+|[.．]"
+_AT = rf"\s*(?:{_BRACKETED.format(sensitive_words.EMAIL_AT_WORDS + '|@')}|＠)\s*|\s+(?P<at_word>{sensitive_words.EMAIL_AT_WORDS})\s+"
+_DOT = rf"\s*{_BRACKETED.format(sensitive_words.EMAIL_DOT_WORDS + '|[.]')}\s*|\s+(?:{sensitive_words.EMAIL_DOT_WORDS})\s+|[.．]"
 _SPELLED_EMAIL = re.compile(
     rf"(?<![\w.@])[\w+-]+(?:(?:{_DOT})[\w+-]+)*(?P<at>{_AT})(?P<domain>[\w-]+(?:(?:{_DOT})[\w-]+)*?(?:{_DOT})[A-Za-z]{{2,12}})(?![\w@])",
     re.I,
 )
-_SPELLED_DOT = re.compile(rf"\s(?P<word>{words.EMAIL_DOT_WORDS})\s", re.I)
-_EMAIL_CUE = re.compile(rf"(?:{words.EMAIL_CUES})", re.I)
+_SPELLED_DOT = re.compile(rf"\s(?P<word>{sensitive_words.EMAIL_DOT_WORDS})\s", re.I)
+_EMAIL_CUE = re.compile(rf"(?:{sensitive_words.EMAIL_CUES})", re.I)
 
 
 def find_emails(text: str) -> Iterator[Finding]:
@@ -41,7 +41,7 @@ def _spelled_address(match: re.Match[str], text: str) -> bool:
     example.com" is a workplace, "at some point in the past" a phrase."""
     dots = [d.lower() for d in _SPELLED_DOT.findall(match["domain"])]
     if dots:
-        return set(dots) <= set(words.EMAIL_SPELLINGS[match["at_word"].lower()])
+        return set(dots) <= set(sensitive_words.EMAIL_SPELLINGS[match["at_word"].lower()])
     return _EMAIL_CUE.search(text, max(0, match.start() - 40), match.start()) is not None
 
 
@@ -51,34 +51,36 @@ def _spelled_address(match: re.Match[str], text: str) -> bool:
 _NOT_YEAR = r"(?!(?:19|20)\d\d\b)"
 _ADDRESSES = (
     # "221B Baker Street", "10 Downing St"
-    re.compile(rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){{1,3}}(?:{words.STREET_SUFFIXES_EN})\b\.?"),
+    re.compile(
+        rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){{1,3}}(?:{sensitive_words.STREET_SUFFIXES_EN})\b\.?"
+    ),
     # "I live at 12 main street" (lower case only after a word about living there)
     re.compile(
         r"\b(?:live[sd]?|living|stay(?:s|ing)?|address(?: is)?|moved|home is|house is|flat is)\s+(?:at|on|in|to|is|:)?\s*"
-        rf"(?:the\s+)?(?P<address>\d{{1,5}}[a-z]?,?\s+(?:[\w'’.-]+\s+){{1,3}}(?:{words.STREET_SUFFIXES_EN})\b\.?)",
+        rf"(?:the\s+)?(?P<address>\d{{1,5}}[a-z]?,?\s+(?:[\w'’.-]+\s+){{1,3}}(?:{sensitive_words.STREET_SUFFIXES_EN})\b\.?)",
         re.I,
     ),
     # "42 rue de la Paix", "12 bis avenue Foch", "3 place de la République"
     re.compile(
-        rf"(?<![\d])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:(?:{words.STREET_WORDS_NUMBER_FIRST})\s+(?:de\s+la\s+|d[eu]s?\s+|l['’]\s*)?[\w'’-]+"
-        rf"|(?:{words.STREET_WORDS_NUMBER_FIRST_NAMED})\s+(?:de\s+la\s+|d[eu]s?\s+|l['’]\s*)?(?-i:[A-ZÀ-Ý])[\w'’-]*)",
+        rf"(?<![\d])\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?:(?:{sensitive_words.STREET_WORDS_NUMBER_FIRST})\s+(?:de\s+la\s+|d[eu]s?\s+|l['’]\s*)?[\w'’-]+"
+        rf"|(?:{sensitive_words.STREET_WORDS_NUMBER_FIRST_NAMED})\s+(?:de\s+la\s+|d[eu]s?\s+|l['’]\s*)?(?-i:[A-ZÀ-Ý])[\w'’-]*)",
         re.I,
     ),
     # "Calle Mayor 3", "Via Giuseppe Garibaldi 12", "Rua Augusta, 100", "улица Ленина, д. 5"
     re.compile(
-        rf"(?<![{LETTER}])(?:{words.STREET_WORDS_NUMBER_LAST})\s+(?:(?:de|del|de la|della|dei|delle|do|da|dos|das|di|los|las)\s+)*"
+        rf"(?<![{LETTER}])(?:{sensitive_words.STREET_WORDS_NUMBER_LAST})\s+(?:(?:de|del|de la|della|dei|delle|do|da|dos|das|di|los|las)\s+)*"
         rf"(?-i:[A-ZÁÉÍÓÚÀÈÌÒÙÂÊÔÃÕÇА-ЯЁ])[\w'’.-]*(?:\s+[\w'’.-]+){{0,3}}?,?\s*(?:n[º°o.]?\s*|д\.\s*|дом\s*)?{_NOT_YEAR}\d{{1,4}}[A-Za-z]?(?![\d.,:]?\d)",
         re.I,
     ),
     # "Hauptstraße 5", "Kalverstraat 12", "Berliner Straße 5"
     re.compile(
-        rf"\b[A-ZÄÖÜ][\wäöüß-]*(?:{words.STREET_SUFFIXES_COMPOUND}|\s+(?:{words.STREET_WORDS_AFTER_ADJECTIVE}))"
+        rf"\b[A-ZÄÖÜ][\wäöüß-]*(?:{sensitive_words.STREET_SUFFIXES_COMPOUND}|\s+(?:{sensitive_words.STREET_WORDS_AFTER_ADJECTIVE}))"
         rf"\s*{_NOT_YEAR}\d{{1,4}}(?:\s?[a-z]\b)?(?![\w.,]\d)"
     ),
     # a full UK postcode, "W11 2ES" (the inward code's letters exclude C, I, K, M, O and V)
     re.compile(r"\b(?:[A-Z]{1,2}\d[A-Z\d]?|GIR) ?\d[ABD-HJLNP-UW-Z]{2}\b"),
     # "南京路123号", "1丁目2番3号", "3番地"
-    re.compile(rf"[\u4e00-\u9fff]{{1,10}}(?:{words.CJK_STREET})\s*\d{{1,5}}\s*[号號]"),
+    re.compile(rf"[\u4e00-\u9fff]{{1,10}}(?:{sensitive_words.CJK_STREET})\s*\d{{1,5}}\s*[号號]"),
     re.compile(r"\d{1,4}\s*丁目(?:\s*\d{1,4}\s*番地?)?(?:\s*\d{1,4}\s*号)?|\d{1,4}\s*番地"),
 )
 
@@ -98,7 +100,7 @@ def find_addresses(text: str) -> Iterator[Finding]:
 def _month_names() -> str:
     """Month names (wide and abbreviated, in running text and alone) of every language read here."""
     names = set()
-    for language in words.LANGUAGES:
+    for language in sensitive_words.LANGUAGES:
         months = Locale.parse(language).months
         for context in ("format", "stand-alone"):
             for width in ("wide", "abbreviated"):
@@ -126,10 +128,10 @@ def _date_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
         ]
     )
     after_trigger = re.compile(
-        rf"(?<![{LETTER}])(?:{words.BIRTH_TRIGGERS})(?![{LETTER}])[^\n.,!?。，;]{{0,30}}?(?P<date>{date})",
+        rf"(?<![{LETTER}])(?:{sensitive_words.BIRTH_TRIGGERS})(?![{LETTER}])[^\n.,!?。，;]{{0,30}}?(?P<date>{date})",
         re.I,
     )
-    before_trigger = re.compile(rf"(?P<date>{date})\s*(?:{words.BIRTH_AFTER})", re.I)
+    before_trigger = re.compile(rf"(?P<date>{date})\s*(?:{sensitive_words.BIRTH_AFTER})", re.I)
     return after_trigger, before_trigger
 
 

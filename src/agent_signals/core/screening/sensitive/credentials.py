@@ -15,7 +15,7 @@ from detect_secrets.plugins.high_entropy_strings import (
 )
 from detect_secrets.settings import Settings, get_settings
 
-from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening import sensitive_words
 from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 # ---------------------------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ _VALUE = (
     r"(?:[\"“«'‘「『](?P<quoted>[^\"”»'’」』\n]{1,80})[\"”»'’」』]"
     r"|(?P<value>[^\s，。、！？「」『』“”«»()\[\]]+))"
 )
-_MARK = words.PASSWORD_MARK_CONNECTORS
+_MARK = sensitive_words.PASSWORD_MARK_CONNECTORS
 
 
 def _stated_password_pattern(owners: str, triggers: str, connectors: str) -> re.Pattern[str]:
@@ -133,22 +133,24 @@ def _stated_password_pattern(owners: str, triggers: str, connectors: str) -> re.
         rf"(?:(?<![{LETTER}])(?P<owner>{owners})\s*)?"
         rf"(?<![{LETTER}])(?P<trigger>{triggers})(?![{LETTER}])"
         rf"(?:(?:\s+(?!{connector})[\w'’-]+){{0,4}}?\s*(?P<connector>{connector})\s*|\s+)"
-        rf"(?:(?:{words.VALUE_ARTICLES})\s+)?{_VALUE}",
+        rf"(?:(?:{sensitive_words.VALUE_ARTICLES})\s+)?{_VALUE}",
         re.I,
     )
 
 
-_STATED_PASSWORDS = tuple(_stated_password_pattern(*phrases) for phrases in words.STATED_PASSWORDS.values())
-_ARTICLE = re.compile(words.VALUE_ARTICLES, re.I)
+_STATED_PASSWORDS = tuple(
+    _stated_password_pattern(*phrases) for phrases in sensitive_words.STATED_PASSWORDS.values()
+)
+_ARTICLE = re.compile(sensitive_words.VALUE_ARTICLES, re.I)
 _ALNUM = re.compile(r"[^\W_]")  # a value has a letter or a digit (a dash is a connector, not a value)
-_PHRASE_TRIGGER = re.compile(rf"^(?:{words.PHRASE_TRIGGERS})$", re.I)
-_STRONG_CONNECTOR = re.compile(rf"^(?:{words.STRONG_CONNECTORS})$", re.I)
+_PHRASE_TRIGGER = re.compile(rf"^(?:{sensitive_words.PHRASE_TRIGGERS})$", re.I)
+_STRONG_CONNECTOR = re.compile(rf"^(?:{sensitive_words.STRONG_CONNECTORS})$", re.I)
 _TRAILING = ".,;:!?)'\"’"  # sentence punctuation after a value is not part of it
 _CLAUSEEND = re.compile(r"[\n.;!?。！？]|,\s")
 _NOT_LATIN = re.compile(r"[^\x00-\u024f]")
 _SYMBOL_OR_DIGIT = re.compile(r"[\d\W_]")
 _DOOR_CODE = re.compile(
-    rf"(?<![{LETTER}])(?:{words.DOOR_CODE_TRIGGERS})(?![{LETTER}])[^\n.!?。\d]{{0,25}}?"
+    rf"(?<![{LETTER}])(?:{sensitive_words.DOOR_CODE_TRIGGERS})(?![{LETTER}])[^\n.!?。\d]{{0,25}}?"
     # "4471", "#1234*", "A113", and spoken digit by digit: "8-0-5-2-9", "4 4 7 1"
     rf"(?P<value>(?<![{LETTER}\d#*])[#*]?[{LETTER}]?\d(?:[\d#*{LETTER}]{{2,9}}|(?:[-. ]\d){{3,9}}))(?![{LETTER}\d])",
     re.I,

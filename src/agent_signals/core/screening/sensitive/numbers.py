@@ -17,7 +17,7 @@ from stdnum.pt import cc
 from stdnum.ru import inn
 from stdnum.us import ssn
 
-from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening import sensitive_words
 from agent_signals.core.screening.sensitive.finding import END, LETTER, START, Finding
 
 # ---------------------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ _NATIONAL_IDS = (
 
 
 _ANNOUNCED_ID = re.compile(
-    rf"(?<![{LETTER}])(?:{words.NATIONAL_ID_CUES})(?![{LETTER}])[^\n.!?。\d]{{0,20}}?"
+    rf"(?<![{LETTER}])(?:{sensitive_words.NATIONAL_ID_CUES})(?![{LETTER}])[^\n.!?。\d]{{0,20}}?"
     rf"(?P<value>{START}[A-Z]{{0,3}}[ -]?\d(?:[ .-]?\d){{4,17}}(?:[ -]?[A-Z]{{1,2}})?){END}",
     re.I,
 )

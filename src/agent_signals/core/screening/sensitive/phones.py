@@ -1,4 +1,4 @@
-"""Phone numbers: phonenumbers for digits, and digits read out as words."""
+"""Phone numbers: phonenumbers for digits, and digits read out as sensitive_words."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 import phonenumbers
 
-from agent_signals.core.screening import sensitive_words as words
+from agent_signals.core.screening import sensitive_words
 from agent_signals.core.screening.sensitive.finding import LETTER, Finding
 
 # ---------------------------------------------------------------------------------------------------
@@ -25,7 +25,7 @@ _MIN_SPOKEN_DIGITS = 7  # the shortest local number
 
 # Seven digits or more with at most a few separators between each two: the shape of any phone number.
 _PHONE_SHAPED = re.compile(r"\d(?:[\s().\-–/]{0,3}\d){6,}")
-_PHONE_CUE = re.compile(rf"(?<![{LETTER}])(?:{words.PHONE_CUES})(?![{LETTER}])", re.I)
+_PHONE_CUE = re.compile(rf"(?<![{LETTER}])(?:{sensitive_words.PHONE_CUES})(?![{LETTER}])", re.I)
 _MIN_POSSIBLE_DIGITS = 9  # a number that is only possible: the shortest national number with its code
 _CUE_REACH = 40  # characters from a cue ("my mobile is") to the number it announces
 
@@ -54,20 +54,22 @@ def find_phones(text: str) -> Iterable[Finding]:
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|\d{1,4}")
 _BETWEEN_NUMBERS = re.compile(r"[\s,.\-–/()]*")
-_NUMBER_PIECE = "|".join(re.escape(w) for w in sorted(words.NUMBER_WORDS, key=len, reverse=True))
-_JOINER_PIECE = "|".join(re.escape(w) for w in words.NUMBER_JOINERS)
+_NUMBER_PIECE = "|".join(re.escape(w) for w in sorted(sensitive_words.NUMBER_WORDS, key=len, reverse=True))
+_JOINER_PIECE = "|".join(re.escape(w) for w in sensitive_words.NUMBER_JOINERS)
 _COMPOUND = re.compile(rf"(?:{_NUMBER_PIECE})(?:-?(?:{_JOINER_PIECE})?-?(?:{_NUMBER_PIECE}))*")
 _PIECE = re.compile(_NUMBER_PIECE)
-_CJK_DIGITS = re.compile(rf"[{words.CJK_DIGITS}](?:[\s\-]?[{words.CJK_DIGITS}]){{{_MIN_SPOKEN_DIGITS - 1},}}")
+_CJK_DIGITS = re.compile(
+    rf"[{sensitive_words.CJK_DIGITS}](?:[\s\-]?[{sensitive_words.CJK_DIGITS}]){{{_MIN_SPOKEN_DIGITS - 1},}}"
+)
 
 
 def _place(word: str) -> int | None:
     """The place of a number word's highest digit (0 units, 1 tens, 2 hundreds), compounds included
     ("trente-quatre", "dreiundzwanzig"); None for any other word."""
-    if word in words.NUMBER_WORDS:
-        return words.NUMBER_WORDS[word]
+    if word in sensitive_words.NUMBER_WORDS:
+        return sensitive_words.NUMBER_WORDS[word]
     if _COMPOUND.fullmatch(word):
-        return max(words.NUMBER_WORDS.get(piece, 0) for piece in _PIECE.findall(word))
+        return max(sensitive_words.NUMBER_WORDS.get(piece, 0) for piece in _PIECE.findall(word))
     return None
 
 
@@ -98,9 +100,9 @@ def find_spoken_phones(text: str) -> Iterator[Finding]:
 def _number_role(word: str) -> str | None:
     if word.isdigit():
         return "figure"
-    if word in words.DIGIT_REPEATS:
+    if word in sensitive_words.DIGIT_REPEATS:
         return "repeat"
-    if word in words.NUMBER_JOINERS:
+    if word in sensitive_words.NUMBER_JOINERS:
         return "joiner"
     return "number" if _place(word) is not None else None
 
@@ -114,7 +116,7 @@ def _spoken_digits(run: list[tuple[re.Match[str], str]]) -> int:
         if role == "figure":
             count, previous = count + len(word), None
         elif role == "repeat":
-            repeat = words.DIGIT_REPEATS[word]
+            repeat = sensitive_words.DIGIT_REPEATS[word]
         elif role == "number":
             place = _place(word)
             if previous is None or place >= previous:
