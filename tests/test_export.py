@@ -154,7 +154,7 @@ def test_a_failed_export_leaves_the_previous_file_and_no_half_file_and_a_new_one
 
 
 def test_an_empty_view_is_a_file_with_its_columns_and_no_row(conn, settings, tmp_path):
-    from agent_signals.adapters import dbt_views as dbt_views
+    from agent_signals.adapters import dbt_views
 
     dbt_views.refresh(settings.model_copy(update={"data_dir": tmp_path / "data"}), None, full=True)
     written = parquet.export_views(conn, settings, export.VIEWS, tmp_path / "out")
@@ -167,7 +167,7 @@ def test_an_empty_view_is_a_file_with_its_columns_and_no_row(conn, settings, tmp
 def test_the_command_prints_a_line_per_view_and_its_errors_are_one_line(
     database_url, conn, settings, tmp_path
 ):
-    from agent_signals.adapters import dbt_views as dbt_views
+    from agent_signals.adapters import dbt_views
 
     missing = agent_signals("export", str(tmp_path / "out"))
     assert missing.returncode == 1, missing.stderr

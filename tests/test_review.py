@@ -18,7 +18,7 @@ from agent_signals.adapters import dbt_views
 from agent_signals.config import Settings
 from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile_prompt
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages.by_hand import reviews as reviews
+from agent_signals.stages.by_hand import reviews
 from agent_signals.store.shard_writer import signal_id_for
 from agent_signals.store.sqlfiles import query
 from agent_signals_offline.provider import answer

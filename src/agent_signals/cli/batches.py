@@ -27,7 +27,7 @@ def batches() -> None:
 def batches_list(ctx: click.Context, as_json: bool) -> None:
     """List the batches not collected yet: key, provider id, status, the provider's word, model, requests,
     users waiting, age in hours (marked `too old` past AGENT_SIGNALS_BATCH_WARN_AGE_S)."""
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.ledger.batch_report import batches_out
 
     settings = settings_of(ctx)
@@ -69,7 +69,7 @@ def batches_list(ctx: click.Context, as_json: bool) -> None:
 def batches_cancel(ctx: click.Context, batch: str, as_json: bool) -> None:
     """Ask the provider to cancel a batch (BATCH: its key from `batches list`, or the provider's batch id).
     The next run collects what it answered and gives its other users back to pending."""
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.ledger.batch_report import find_batch, note_provider_status
 
     settings = settings_of(ctx)

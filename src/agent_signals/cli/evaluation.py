@@ -218,7 +218,7 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
 
     since, until = utc(since), utc(until or datetime.now(UTC))
     windows.check_window(since, until)
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     with database.session(settings) as conn:
         check_current(conn, settings)

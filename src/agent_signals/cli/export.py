@@ -36,7 +36,7 @@ def export_cmd(ctx: click.Context, directory: Path, fmt: str, names: str | None,
     views = chosen_views(names)
 
     from agent_signals.adapters import parquet
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)

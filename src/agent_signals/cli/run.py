@@ -115,7 +115,7 @@ def backfill_cmd(
 
 def _window_messages(settings: Settings, since: datetime, until: datetime, users: list[str]) -> int:
     """The flagged user messages of the window (on a current schema), the progress bar's total."""
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.schema.migrate import check_current
     from agent_signals.store.source import Window
     from agent_signals.store.window_counts import flagged_messages

@@ -25,7 +25,7 @@ def signals() -> None:
 @click.pass_context
 def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
     """List a user's signals: tier, origin, kind, mentions, last seen, scope, validity, content and evidence."""
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.signal_reads import list_signals
 
     settings = settings_of(ctx)
@@ -57,7 +57,7 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
 def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: str | None) -> None:
     """Add one of the user's own signals (origin manual: never changed by the pipeline)."""
     from agent_signals.stages.by_hand import own_signals
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     check_kind(settings, kind)
@@ -77,7 +77,7 @@ def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: s
 def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, content: str) -> None:
     """Edit a signal (id or id prefix) as the user. Editing an inferred signal makes it the user's own."""
     from agent_signals.stages.by_hand import own_signals
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     if kind is not None:
@@ -97,7 +97,7 @@ def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, c
 def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
     """Delete a signal (id or id prefix) as the user; a deleted inferred signal is never learned again."""
     from agent_signals.stages.by_hand import own_signals
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -114,7 +114,7 @@ def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
 def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
     """Remove everything derived about a user (signals, evidence, events, summaries, view rows)."""
     from agent_signals.stages.by_hand import own_signals
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.signal_reads import require_user
 
     settings = settings_of(ctx)
@@ -141,7 +141,7 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
 def signals_undo(ctx: click.Context, event_id: int) -> None:
     """Reverse a reconciliation merge or demotion (EVENT_ID from signals.events)."""
     from agent_signals.stages.by_hand import own_signals
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -156,7 +156,7 @@ def signals_undo(ctx: click.Context, event_id: int) -> None:
 def signals_search(ctx: click.Context, user: str | None, limit: int, text: str) -> None:
     """Semantic search over active signals (embeddings, cosine similarity)."""
     from agent_signals.stages.by_hand import own_signals
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

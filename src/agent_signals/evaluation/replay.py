@@ -29,8 +29,7 @@ from agent_signals.core.prompting.extract_calls import UserMessages, prompt_vers
 from agent_signals.core.text import normalize_content
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
 from agent_signals.stages import scan
-from agent_signals.stages.run import context, lifecycle
-from agent_signals.stages.run import sharding as sharding
+from agent_signals.stages.run import context, lifecycle, sharding
 from agent_signals.store import evaluation
 from agent_signals.store.source import Window
 

@@ -30,8 +30,7 @@ from agent_signals.flows.parameters import (
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
 from agent_signals.stages import checks, decay, refresh, retract, scan, summarize
-from agent_signals.stages.run import batch_watch, context, lifecycle
-from agent_signals.stages.run import sharding as sharding
+from agent_signals.stages.run import batch_watch, context, lifecycle, sharding
 from agent_signals.store.ledger.runs import RunStats
 from agent_signals.store.source import Pending
 

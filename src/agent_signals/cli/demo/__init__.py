@@ -41,7 +41,7 @@ def demo(ctx: click.Context, users: int) -> None:
 def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int) -> None:
     """Write deterministic synthetic conversations for N users (idempotent)."""
     from agent_signals.cli.demo.seeding import seed as seed_users
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)
@@ -56,14 +56,14 @@ def demo_seed(ctx: click.Context, users: int, seed: int, messages_per_user: int)
 
 def _seed_showcase(settings: Settings) -> None:
     from agent_signals.cli.demo.seeding import seed_showcase
-    from agent_signals.store import database as database
+    from agent_signals.store import database
 
     with database.session(settings) as conn:
         seed_showcase(conn)
 
 
 def _sample_user(settings: Settings) -> str | None:
-    from agent_signals.store import database as database
+    from agent_signals.store import database
     from agent_signals.store.signal_reads import sample_user
 
     with database.session(settings) as conn:
