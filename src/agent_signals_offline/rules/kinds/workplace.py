@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 from agent_signals_offline.rules.clauses import clause_core
+from agent_signals_offline.rules.kinds.roles import TEAM_IN
 from agent_signals_offline.rules.phrasing import article, clean
 from agent_signals_offline.rules.refusals import NEGATION, skipped
-from agent_signals_offline.rules.roles import TEAM_IN
 from agent_signals_offline.rules.vocabulary import (
     DURABLE_ADJECTIVES,
     FAMILY_NOUN,

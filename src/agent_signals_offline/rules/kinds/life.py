@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from agent_signals_offline.rules.kinds.roles import TEAM_IN
 from agent_signals_offline.rules.phrasing import clean, third_person
-from agent_signals_offline.rules.roles import TEAM_IN
 from agent_signals_offline.rules.vocabulary import (
     ADVERB,
     FAMILY_NOUN,
