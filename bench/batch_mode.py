@@ -34,8 +34,8 @@ apply_defaults(Settings())
 
 import psycopg  # noqa: E402
 
+from agent_signals.cli.demo import seeding  # noqa: E402
 from agent_signals.flows.extract import extract_signals  # noqa: E402
-from agent_signals.store import demo  # noqa: E402
 from bench.scratch import database  # noqa: E402
 from tests.batch_server import offline, serving  # noqa: E402
 
@@ -44,7 +44,7 @@ SIGNALS = "select user_id, content, tier, kind, status from signals.signals orde
 
 def seeded(url: str, users: int) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, users=users, messages_per_user=6)
+        seeding.seed(conn, users=users, messages_per_user=6)
 
 
 def signals(url: str) -> list[tuple]:

@@ -68,7 +68,7 @@ def measure(users: int, conversations: list[dict], dates: str) -> dict:
     import psycopg
 
     from agent_signals.config import Settings
-    from agent_signals.store.load import ConversationsFile, store
+    from agent_signals.store.loading.load import ConversationsFile, store
     from bench import scratch
 
     data = ConversationsFile.model_validate({"conversations": conversations})

@@ -159,11 +159,11 @@ def prepare_checks(url: str, touched: int) -> uuid.UUID:
 
 def measure_checks(url: str, run_id: uuid.UUID, everyone: bool = False) -> dict[str, float]:
     """One repetition of the checks over the run's users (or, `everyone`, over every user)."""
-    from agent_signals.adapters import expectations as quality
+    from agent_signals.adapters import expectations
 
     settings = Settings(database_url=url)
     started = time.perf_counter()
-    report = quality.check_tables(settings, url, run_id, everyone=everyone)
+    report = expectations.check_tables(settings, url, run_id, everyone=everyone)
     seconds = time.perf_counter() - started
     assert not report.failed_critical, report
     return {"checks_everyone_s" if everyone else "checks_s": seconds}

@@ -1,6 +1,6 @@
 """A real local model on the extraction prompt: Gemma 3 270M served by llama.cpp, the first N users of msc-valid.
 
-For each user, the pipeline's own extraction prompt(s) (core/batching.build_calls, the configured prompt version) are
+For each user, the pipeline's own extraction prompt(s) (core/prompting/extract_calls.build_calls, the configured prompt version) are
 sent through litellm's `openai/` provider in the ways AGENT_SIGNALS_STRUCTURED_ANSWERS can ask for the answer
 (structured.response_format): `none` (the prompt alone), `json_object` (JSON mode, `auto`'s choice for this
 model) and `json_object_schema` (JSON mode carrying the slim answer schema, without maxLength/minLength/
@@ -41,8 +41,8 @@ MODES = ("none", "json_object", "json_object_schema")
 
 def batches(data: Path, users: int, sessions: int) -> list:
     """The first `users` users of the file, their first `sessions` sessions, as the pipeline reads them."""
-    from agent_signals.core.batching import SourceMessage, UserBatch
-    from agent_signals.store.load import default_message_id, parse_timestamp
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages
+    from agent_signals.store.loading.load import default_message_id, parse_timestamp
 
     raw = json.loads(data.read_text())
     out = []
@@ -53,7 +53,7 @@ def batches(data: Path, users: int, sessions: int) -> list:
                                parse_timestamp(m["created_at"]))
             for c in own for i, m in enumerate(c["messages"]) if m["role"] == "user"
         ]  # fmt: skip
-        out.append(UserBatch(user["user_id"], messages))
+        out.append(UserMessages(user["user_id"], messages))
     return out
 
 
@@ -76,9 +76,13 @@ async def ask(settings, prompt: list[dict], fmt: dict | None) -> tuple[str, str,
 
 async def measure(settings, users: list, modes: list[str]) -> dict:
     from agent_signals.adapters.structured import response_format
-    from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_extract_answer
-    from agent_signals.core.batching import build_calls
     from agent_signals.core.outcome import validate_answer
+    from agent_signals.core.prompting.answers import (
+        InvalidAnswer,
+        parse_extract_actions,
+        parse_extract_answer,
+    )
+    from agent_signals.core.prompting.extract_calls import build_calls
 
     today = datetime.now(UTC).date()
     results = {}

@@ -144,11 +144,12 @@ def child(fmt: str, path: Path) -> None:
     """One load in this process (DATABASE_URL set by the parent); prints rows, seconds and peak RSS."""
     import agent_signals.cli  # noqa: F401  # what the command imports
     from agent_signals.config import Settings
-    from agent_signals.store import db, load_rows
+    from agent_signals.store import database
+    from agent_signals.store.loading import load_rows
 
     settings = Settings()
     started = time.monotonic()
-    with db.session(settings) as conn:
+    with database.session(settings) as conn:
         result = load_rows.store_file(conn, path, fmt)  # type: ignore[arg-type]
     seconds = time.monotonic() - started
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux

@@ -29,7 +29,7 @@ if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the ed
     sys.path.insert(0, str(ROOT / "src"))
 
 from agent_signals.config import DEFAULT_KINDS  # noqa: E402
-from agent_signals_offline.rules import extract as rules  # noqa: E402
+from agent_signals_offline.rules import extract  # noqa: E402
 
 NAIVE = re.compile(r"\b(?:I am|I'm|I have|I've|I work|I live|I love|I like|my)\b", re.I)
 
@@ -39,7 +39,7 @@ def replay(
 ) -> list[set[tuple[str, int]]]:
     """Each produced signal as the set of (conversation, message index) it cites; `log` collects
     (action, cited) pairs for the error listing."""
-    known: list[rules.Known] = []
+    known: list[extract.Known] = []
     produced: dict[str, set[tuple[str, int]]] = {}
     for conv in conversations:
         if not conv["extract"]:
@@ -50,7 +50,7 @@ def replay(
             if message["role"] == "user":
                 handle = f"m{len(messages) + 1}"
                 handles[handle] = (conv["conversation_id"], index)
-                messages.append(rules.Message(handle, message["content"]))
+                messages.append(extract.Message(handle, message["content"]))
         for action in extractor(messages, known):
             key = action["signal"] if action["action"] == "update" else f"s{len(produced) + 1}"
             cited = {handles[e["message"]] for e in action["evidence"]}
@@ -58,12 +58,14 @@ def replay(
             if log is not None:
                 log.append((action, cited))
             if action["action"] == "create" and "content" in action:
-                known.append(rules.Known(key, action["content"], action["tier"], action["kind"], "inferred"))
+                known.append(
+                    extract.Known(key, action["content"], action["tier"], action["kind"], "inferred")
+                )
     return list(produced.values())
 
 
 def offline(messages, known):
-    return rules.extract(messages, known, DEFAULT_KINDS)
+    return extract.extract(messages, known, DEFAULT_KINDS)
 
 
 def naive(messages, _known):

@@ -304,11 +304,11 @@ def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = 
         setattr(module, name, clock.timed(getattr(module, name), within[step]))
     full_refresh_s = []
     if full_refreshes:
-        from agent_signals.adapters import dbt as views
+        from agent_signals.adapters import dbt_views
 
         settings = Settings(database_url=urls[0])
-        views.refresh(settings, full=True)  # warm-up: dbt parses its project once per process
-        full_refresh_s = [views.refresh(settings, full=True).seconds for _ in range(full_refreshes)]
+        dbt_views.refresh(settings, full=True)  # warm-up: dbt parses its project once per process
+        full_refresh_s = [dbt_views.refresh(settings, full=True).seconds for _ in range(full_refreshes)]
     runs = []
     for url in urls:
         settings = Settings(database_url=url)  # the rest from this child's environment
@@ -371,23 +371,23 @@ def processing_s(record: dict) -> float:
 def seed(url: str, users: int, messages_per_user: int = MESSAGES_PER_USER) -> None:
     import psycopg
 
-    from agent_signals.store import demo
+    from agent_signals.cli.demo import seeding
 
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, users=users, messages_per_user=messages_per_user)
+        seeding.seed(conn, users=users, messages_per_user=messages_per_user)
 
 
 def add_new_messages(url: str, user_indexes: range, tag: str) -> int:
     """One new flagged conversation (3 user messages, in the last hour) for each user given."""
     import psycopg
 
-    from agent_signals.store import demo_data
-    from agent_signals.store.load import ConversationIn, ConversationsFile, store
+    from agent_signals.cli.demo import synthetic
+    from agent_signals.store.loading.load import ConversationIn, ConversationsFile, store
 
     now = datetime.now(UTC).replace(microsecond=0)
     conversations = []
     for index in user_indexes:
-        first = next(demo_data._user_conversations(index, seed=99, per_user=3, start=now))
+        first = next(synthetic._user_conversations(index, seed=99, per_user=3, start=now))
         record = first.record
         conversations.append(
             {

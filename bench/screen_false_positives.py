@@ -1,5 +1,5 @@
-"""False positives of the text screens on benign text: what the instruction screen (core/instructions.py)
-would quarantine and what the sensitive-data screen (core/sensitive/, `sensitive_kinds`) would reject among
+"""False positives of the text screens on benign text: what the instruction screen (core/screening/instructions.py)
+would quarantine and what the sensitive-data screen (core/screening/sensitive/, `sensitive_kinds`) would reject among
 ordinary chat messages, gold facts and what the offline model writes, none of which is hostile.
 
 Sources: msc-valid's user messages and gold facts (a model fooled into copying a message verbatim makes
@@ -12,7 +12,7 @@ is found. Pure Python: no database, no model server.
 Then what a gold fact would meet as a signal: msc-valid's and the workplace set's gold facts, written in the
 third person without a subject as the prompts ask ("I have two dogs" -> "Has two dogs", `as_signal`), through
 every screen that refuses or holds a candidate for what it is rather than for what it states: the
-instruction screen, the sensitive-data screen and the shape of a signal (core/signal_shape.py); the special
+instruction screen, the sensitive-data screen and the shape of a signal (core/screening/signal_shape.py); the special
 categories they state are counted apart (refusing them is intended).
 
 Then the cost of screening per msc-valid user message (best of three runs, in microseconds): the folded
@@ -37,16 +37,16 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from agent_signals.core import fold  # noqa: E402
-from agent_signals.core.instructions import instruction_reason  # noqa: E402
-from agent_signals.core.prompts import SummaryLine  # noqa: E402
-from agent_signals.core.screen import screen_text  # noqa: E402
-from agent_signals.core.sensitive import sensitive_kinds  # noqa: E402
-from agent_signals.core.signal_shape import shape_reason  # noqa: E402
-from agent_signals.core.special import special_categories  # noqa: E402
-from agent_signals.core.summary_text import summary_from_signals as summarize  # noqa: E402
+from agent_signals.cli.demo import synthetic  # noqa: E402
+from agent_signals.core.prompting.prompts import SummaryLine  # noqa: E402
+from agent_signals.core.prompting.summary_text import summary_from_signals  # noqa: E402
+from agent_signals.core.screening import fold  # noqa: E402
+from agent_signals.core.screening.instructions import instruction_reason  # noqa: E402
+from agent_signals.core.screening.screen import screen_text  # noqa: E402
+from agent_signals.core.screening.sensitive import sensitive_kinds  # noqa: E402
+from agent_signals.core.screening.signal_shape import shape_reason  # noqa: E402
+from agent_signals.core.screening.special import special_categories  # noqa: E402
 from agent_signals.evaluation.signal_form import as_signal  # noqa: E402
-from agent_signals.store import demo_data  # noqa: E402
 from bench.offline_rules_msc import offline, replay  # noqa: E402
 
 
@@ -86,7 +86,7 @@ def offline_outputs(users: list[dict], conversations: list[dict]) -> tuple[list[
         contents += [a["content"] for a in mine]
         if mine:
             lines = [SummaryLine(a["tier"], a["kind"], a["content"]) for a in mine]
-            summaries.append(summarize(lines))
+            summaries.append(summary_from_signals(lines))
     return contents, summaries
 
 
@@ -96,8 +96,8 @@ def summary_screen(text: str) -> str | None:
 
 
 def demo_set(users: int) -> tuple[list[dict], list[dict]]:
-    conversations = [c.record for c in demo_data.generate(users)]
-    return [{"user_id": demo_data.user_id(i), "facts": []} for i in range(users)], conversations
+    conversations = [c.record for c in synthetic.generate(users)]
+    return [{"user_id": synthetic.user_id(i), "facts": []} for i in range(users)], conversations
 
 
 HOSTILE_CORPORA = (

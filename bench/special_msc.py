@@ -21,8 +21,8 @@ if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the ed
     sys.path.insert(0, str(ROOT / "src"))
 
 from agent_signals.config import DEFAULT_KINDS  # noqa: E402
-from agent_signals.core.special import CATEGORIES, special_categories  # noqa: E402
-from agent_signals_offline.rules import extract as rules  # noqa: E402
+from agent_signals.core.screening.special import CATEGORIES, special_categories  # noqa: E402
+from agent_signals_offline.rules import extract  # noqa: E402
 
 
 def main() -> None:
@@ -40,8 +40,8 @@ def main() -> None:
     offline = [
         action["content"]
         for texts in user_messages
-        for action in rules.extract(
-            [rules.Message(f"m{i}", t) for i, t in enumerate(texts, 1)], [], DEFAULT_KINDS
+        for action in extract.extract(
+            [extract.Message(f"m{i}", t) for i, t in enumerate(texts, 1)], [], DEFAULT_KINDS
         )
         if "content" in action
     ]

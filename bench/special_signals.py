@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:  # runnable from a checkout without the editable install
     sys.path.insert(0, str(ROOT / "src"))
 
-from agent_signals.core.special import CATEGORIES, special_categories  # noqa: E402
+from agent_signals.core.screening.special import CATEGORIES, special_categories  # noqa: E402
 from agent_signals.evaluation.signal_form import as_signal  # noqa: E402
 
 CORPORA = ("hostile_corpus", "hostile_dev", "hostile_dev2", "hostile_dev3", "hostile_dev4", "hostile_heldout")

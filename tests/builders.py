@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 
 from agent_signals.config import Settings
-from agent_signals.store.load import parse, store
+from agent_signals.store.loading.load import parse, store
 
 # Recent, so that decay (which runs against the real clock) keeps contextual signals active.
 T0 = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0) - timedelta(days=5)

@@ -32,8 +32,8 @@ if WORKER:
     os.environ["AGENT_SIGNALS_DATA_DIR"] = str(Settings().database.data_dir / "workers" / WORKER)
 apply_defaults(Settings())  # before litellm / prefect are imported by the test modules
 
-from agent_signals.store import db
-from agent_signals.store.migrate import migrate
+from agent_signals.store import database
+from agent_signals.store.schema.migrate import migrate
 from tests.fakes import SCRIPTED_MODEL, ScriptedModel, register
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def _check_kinds(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def server_url() -> str:
     """Admin URL of the server the tests use (embedded unless DATABASE_URL is set)."""
-    return db.database_url(Settings())
+    return database.database_url(Settings())
 
 
 @pytest.fixture(scope="session")

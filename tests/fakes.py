@@ -9,9 +9,8 @@ from typing import Any
 import litellm
 from litellm import CustomLLM, ModelResponse
 
-from agent_signals.core.prompts import is_extract_prompt, is_summarize_prompt
-from agent_signals_offline.provider import answer as offline_answer
-from agent_signals_offline.provider import fill_response
+from agent_signals.core.prompting.prompts import is_extract_prompt, is_summarize_prompt
+from agent_signals_offline.provider import answer, fill_response
 
 SCRIPTED_MODEL = "scripted/test"
 
@@ -33,7 +32,7 @@ class ScriptedModel(CustomLLM):
         with self._lock:
             self.calls.append([dict(m) for m in messages])
         scripted = self.script and (self.script_summaries or not is_summarize_prompt(messages))
-        result = self.script(messages) if scripted else offline_answer(messages)
+        result = self.script(messages) if scripted else answer(messages)
         if isinstance(result, BaseException):
             raise result
         return fill_response(model_response, model, messages, result)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from agent_signals.adapters.loopback import LoopbackModel as HttpModel
 from agent_signals.adapters.loopback import Received, Reply, Respond, chat, error, serve
-from agent_signals.core.prompts import unfence
+from agent_signals.core.prompting.prompts import unfence
 
 __all__ = ["HttpModel", "Received", "Reply", "Respond", "chat", "error", "serve"]
 

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import (
+from agent_signals.core.prompting.prompts import (
     CoreLine,
     PromptMessage,
     PromptSignal,

@@ -9,7 +9,7 @@ from pathlib import Path
 import psycopg
 
 from agent_signals.config import Settings
-from agent_signals.store.migrate import checksum, set_embedding_dimension, write_limits
+from agent_signals.store.schema.migrate import checksum, set_embedding_dimension, write_limits
 from agent_signals.store.sqlfiles import query
 
 # sql/migrations/*.sql as released before the function files (git show 64b1b4e:sql/migrations/...)

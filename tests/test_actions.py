@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core import answers
 from agent_signals.core.actions import ACTIONS, KINDS, SUMMARY_SPOILERS, WRITTEN, Count, offered
+from agent_signals.core.prompting import answers
 
 pytestmark = pytest.mark.unit
 

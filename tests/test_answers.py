@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent_signals.core.answers import Create, InvalidAnswer, Skip, parse_extract_answer
+from agent_signals.core.prompting.answers import Create, InvalidAnswer, Skip, parse_extract_answer
 from agent_signals.core.text import find_span, normalize_content
 
 pytestmark = pytest.mark.unit

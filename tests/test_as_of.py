@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from agent_signals.adapters import dbt as views
+from agent_signals.adapters import dbt_views
 from agent_signals.config import RunSettings, Settings
 from agent_signals.core.decay import Decay
 from agent_signals.flows.extract import extract_signals
@@ -140,7 +140,7 @@ def test_the_block_at_each_past_step_is_the_view_s_row_at_that_step(conn, settin
         [signal_id(conn, "ann", "Is on the payments team")],
     )
     conn.execute("select signals.delete_signal('ann', %s)", [signal_id(conn, "ann", "Lives in Lisbon")])
-    views.refresh_users(settings, ["ann"])
+    dbt_views.refresh_users(settings, ["ann"])
     snapshot("edited and deleted")
     assert steps[-1][2][1:] == (1, 1, 2)
 
@@ -156,7 +156,7 @@ def test_the_block_at_each_past_step_is_the_view_s_row_at_that_step(conn, settin
 
     # 5. the user adds a signal of their own
     conn.execute("select signals.add_signal('ann', 'Prefers British spelling', 'preference')")
-    views.refresh_users(settings, ["ann"])
+    dbt_views.refresh_users(settings, ["ann"])
     snapshot("added by hand")
     assert steps[-1][2][1:] == (2, 1, 1)
 

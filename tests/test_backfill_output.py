@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_signals.store.runs import RunStats
+from agent_signals.store.ledger.runs import RunStats
 from tests.builders import conversation, load_conversations
 from tests.test_cli import agent_signals
 

@@ -12,9 +12,9 @@ import asyncio
 import psycopg
 import pytest
 
+from agent_signals.cli.demo import seeding
 from agent_signals.config import Settings
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store import demo
 from tests.batch_server import BatchServer, offline, serving
 from tests.http_model import error
 
@@ -53,7 +53,7 @@ def rows(url: str, sql: str, params: dict | None = None) -> list[tuple]:
 def seeded(new_database, users: int = USERS) -> str:
     url = new_database()
     with psycopg.connect(url, autocommit=True) as conn:
-        demo.seed(conn, users=users, messages_per_user=6)
+        seeding.seed(conn, users=users, messages_per_user=6)
     return url
 
 
@@ -143,7 +143,7 @@ def test_a_partially_answered_batch_applies_the_answers_and_fails_only_the_users
 
 @pytest.mark.parametrize("fate", ["expire", "cancel"])
 def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again(new_database, fate):
-    from agent_signals.adapters import batches as provider
+    from agent_signals.adapters import provider_batches
 
     url = seeded(new_database, users=4)
     with serving(offline) as server:
@@ -153,7 +153,7 @@ def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again
         if fate == "expire":
             server.expire(batch_id, answered=1)
         else:
-            asyncio.run(provider.cancel(settings, batch_id))
+            asyncio.run(provider_batches.cancel(settings, batch_id))
         summary = run(settings)
         answered = 1 if fate == "expire" else 0
         assert summary["batches"].get("answers", 0) == answered
@@ -170,7 +170,7 @@ def test_the_unanswered_users_of_an_expired_or_cancelled_batch_are_pending_again
 def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(new_database, monkeypatch):
     """The run dies after the provider created its batch and before its id is recorded: the next run finds
     the provider's batch by the key in its metadata and applies its answers; nothing is sent twice."""
-    from agent_signals.store import batches as ledger
+    from agent_signals.store.ledger import batch_ledger
 
     url = seeded(new_database, users=3)
     with serving(offline) as server:
@@ -179,7 +179,7 @@ def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(ne
             raise RuntimeError("the process died here")
 
         with monkeypatch.context() as patched:
-            patched.setattr(ledger, "submitted", crash)
+            patched.setattr(batch_ledger, "submitted", crash)
             with pytest.raises(RuntimeError):
                 run(over(server, url, batch_mode="provider", shards=1))
         (batch_id,) = batch_ids(server)
@@ -196,7 +196,7 @@ def test_a_crash_between_creating_the_batch_and_recording_it_leaves_no_orphan(ne
 def test_a_batch_prepared_by_a_run_that_died_before_the_provider_had_it_is_abandoned(
     new_database, monkeypatch
 ):
-    from agent_signals.adapters import batches as provider
+    from agent_signals.adapters import provider_batches
 
     url = seeded(new_database, users=3)
     with serving(offline) as server:
@@ -205,7 +205,7 @@ def test_a_batch_prepared_by_a_run_that_died_before_the_provider_had_it_is_aband
             raise RuntimeError("the process died before uploading")
 
         with monkeypatch.context() as patched:
-            patched.setattr(provider, "submit", crash)
+            patched.setattr(provider_batches, "submit", crash)
             with pytest.raises(RuntimeError):
                 run(over(server, url, batch_mode="provider", shards=1))
         again = run(over(server, url, batch_mode="provider", shards=1))
@@ -289,7 +289,7 @@ def test_two_runs_at_once_send_each_user_once(new_database):
 
 
 def test_a_batch_out_longer_than_the_warning_age_is_in_the_report_and_a_warning(new_database):
-    from agent_signals.store.report import run_markdown
+    from agent_signals.store.ledger.report import run_markdown
 
     url = seeded(new_database, users=2)
     with serving(offline) as server:
@@ -454,7 +454,7 @@ def test_a_batch_or_its_files_the_provider_no_longer_knows_give_their_users_back
 
 
 def test_a_user_forgotten_while_out_is_not_learned_from_the_answer_that_comes_back(new_database):
-    from agent_signals.stages.user_signals import forget_user
+    from agent_signals.stages.by_hand.own_signals import forget_user
 
     url = seeded(new_database, users=2)
     with serving(offline) as server:

@@ -11,7 +11,7 @@ import litellm
 import openai
 import pytest
 
-from agent_signals.adapters.batches import QUIET
+from agent_signals.adapters.provider_batches import QUIET
 from tests.batch_server import serving
 from tests.http_model import chat, error
 

@@ -11,11 +11,11 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
+from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile_prompt, parse_extract_prompt
 from agent_signals.errors import AgentSignalsError
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import user_signals as user_paths
-from agent_signals_offline.provider import answer as offline_answer
+from agent_signals.stages.by_hand import own_signals
+from agent_signals_offline.provider import answer
 from tests.builders import T0, conversation, load_conversations
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
@@ -67,7 +67,7 @@ def create(content: str, handle: str, quote: str, kind: str = "ownership", tier:
 def owns_each_message(prompt: list[dict]) -> str:
     """A model that reads every message "I own the X." as a core ownership signal."""
     if is_reconcile_prompt(prompt):
-        return offline_answer(prompt)
+        return answer(prompt)
     messages, _known, _kinds = parse_extract_prompt(prompt)
     actions = [
         create(f"Owns the {m.text.removeprefix('I own the ').rstrip('.')}", m.handle, m.text)
@@ -159,7 +159,7 @@ def test_the_database_refuses_a_commit_over_the_cap(conn, settings, scripted):
 def test_a_bad_reconciliation_answer_still_holds_the_cap_and_loses_nothing(
     conn, settings, scripted, bad_answer
 ):
-    user_paths.add_signal(conn, settings, "cy", "Owns the whole platform", "ownership")
+    own_signals.add_signal(conn, settings, "cy", "Owns the whole platform", "ownership")
     scripted.script = owns_each_message
     state_facts(conn, settings, "cy", SYSTEMS[:20], day=0)
     run(settings)
@@ -212,14 +212,14 @@ def test_reconciliation_merges_keep_evidence_and_undo_reverses_them(conn, settin
 
     # undoing the merge would bring back a 21st core signal: refused until one is demoted
     with pytest.raises(AgentSignalsError, match="over the core cap"):
-        user_paths.undo(conn, settings, event_id)
+        own_signals.undo(conn, settings, event_id)
     demotion = conn.execute(
         "select signal_id from signals.signals where user_id = 'di' and tier = 'core' and status = 'active' "
         "and signal_id <> %s limit 1",
         [survivor],
     ).fetchone()[0]
-    user_paths.delete_signal(conn, settings, "di", demotion)
-    user_paths.undo(conn, settings, event_id)
+    own_signals.delete_signal(conn, settings, "di", demotion)
+    own_signals.undo(conn, settings, event_id)
     assert statuses(conn, "di")["Owns the billing ledger"] == "active/core"
     assert statuses(conn, "di")["Owns the fraud scoring"] == "active/core"
     assert (
@@ -227,7 +227,7 @@ def test_reconciliation_merges_keep_evidence_and_undo_reverses_them(conn, settin
         == 1
     )
     with pytest.raises(AgentSignalsError, match="already undone"):
-        user_paths.undo(conn, settings, event_id)
+        own_signals.undo(conn, settings, event_id)
 
 
 def test_undo_of_a_demotion(conn, settings, scripted):
@@ -240,8 +240,8 @@ def test_undo_of_a_demotion(conn, settings, scripted):
     other = conn.execute(
         "select signal_id from signals.signals where user_id = 'ed' and tier = 'core' and status = 'active' limit 1"
     ).fetchone()[0]
-    user_paths.delete_signal(conn, settings, "ed", other)
-    assert "core again" in user_paths.undo(conn, settings, event_id)
+    own_signals.delete_signal(conn, settings, "ed", other)
+    assert "core again" in own_signals.undo(conn, settings, event_id)
     assert (
         conn.execute("select tier from signals.signals where signal_id = %s", [signal_id]).fetchone()[0]
         == "core"
@@ -263,7 +263,7 @@ def test_undo_of_a_demotion(conn, settings, scripted):
     ],
 )
 def test_the_pipelines_own_connection_cannot_touch_a_manual_signal(conn, settings, statement):
-    user_paths.add_signal(conn, settings, "fi", "Prefers British spelling", "writing")
+    own_signals.add_signal(conn, settings, "fi", "Prefers British spelling", "writing")
     before = conn.execute("select * from signals.signals where origin = 'manual'").fetchall()
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute(statement)
@@ -271,8 +271,8 @@ def test_the_pipelines_own_connection_cannot_touch_a_manual_signal(conn, setting
 
 
 def test_the_users_word_wins_over_a_restatement_or_a_contradiction(conn, settings, scripted):
-    user_paths.add_signal(conn, settings, "gu", "Works as a product designer", "role")
-    user_paths.add_signal(conn, settings, "gu", "Prefers short answers", "communication")
+    own_signals.add_signal(conn, settings, "gu", "Works as a product designer", "role")
+    own_signals.add_signal(conn, settings, "gu", "Prefers short answers", "communication")
     scripted.script = lambda p: json.dumps({"actions": [
         create("Works as a data engineer", "m1", "I'm a data engineer", kind="role"),
         create("Prefers short answers", "m2", "I prefer short answers", kind="communication"),
@@ -302,7 +302,7 @@ def test_a_deleted_signal_is_a_tombstone_for_its_text_and_near_duplicates(conn, 
     load_conversations(conn, settings, conversation("ha-1", "ha", [("user", "no emojis")]))
     run(settings)
     signal_id = conn.execute("select signal_id from signals.signals where user_id = 'ha'").fetchone()[0]
-    user_paths.delete_signal(conn, settings, "ha", signal_id)
+    own_signals.delete_signal(conn, settings, "ha", signal_id)
 
     for day, content in enumerate(
         ("Prefers answers without emojis", "Prefers answers without any emojis"), 1
@@ -369,7 +369,7 @@ def test_unrelated_facts_in_any_script_stay_apart_and_a_tombstone_blocks_only_it
             "select signal_id from signals.signals where user_id = %s and content = %s",
             [user, script[next(iter(script))]],
         ).fetchone()[0]
-        user_paths.delete_signal(conn, settings, user, signal_id)
+        own_signals.delete_signal(conn, settings, user, signal_id)
 
     for user, script in SCRIPTS.items():
         _deleted, _kept, later, again = script
@@ -434,15 +434,15 @@ def test_embeddings_are_stored_searchable_and_their_dimension_checked(conn, sett
         create("Works as a site reliability engineer", "m1", "I'm an SRE", kind="role"),
     ]})  # fmt: skip
     load_conversations(conn, settings, conversation("jo-1", "jo", [("user", "I'm an SRE")]))
-    user_paths.add_signal(conn, settings, "ka", "Writes in British English", "writing")
+    own_signals.add_signal(conn, settings, "ka", "Writes in British English", "writing")
     summary = run(settings)
     assert summary["embedding_calls"] == 2  # the hand-added signal, then the user's new signal
     assert conn.execute("select count(*) from signals.signals where embedding is null").fetchone()[0] == 0
-    hits = user_paths.search(conn, settings, "site reliability engineer", user_id=None, limit=1)
+    hits = own_signals.search(conn, settings, "site reliability engineer", user_id=None, limit=1)
     assert hits[0]["user_id"] == "jo" and hits[0]["similarity"] > 0.5
 
     from agent_signals.errors import SchemaError
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store.schema.migrate import check_current
 
     with pytest.raises(SchemaError, match="vector\\(256\\)") as caught:
         check_current(conn, settings.replace(embedding_dim=128))

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, Phase, event, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
 from agent_signals.core.outcome import Provenance, UserOutcome
+from agent_signals.core.prompting.answers import ReconcileAnswer
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
-from agent_signals.stages import user_signals as user_paths
 from agent_signals.stages.apply import apply_user
-from agent_signals_offline import reconcile as offline_reconcile
+from agent_signals.stages.by_hand import own_signals
+from agent_signals_offline import reconcile
 from agent_signals_offline.embed import embed
 
 pytestmark = [pytest.mark.db]
@@ -52,13 +52,13 @@ operation = st.one_of(
 
 
 async def offline_decide(core, own, cap) -> ReconcileAnswer:
-    return ReconcileAnswer.model_validate({"decisions": offline_reconcile.decide(core, own, cap)})
+    return ReconcileAnswer.model_validate({"decisions": reconcile.decide(core, own, cap)})
 
 
 async def _apply(url, settings, user, proposals, messages, use_model):
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         prov = Provenance(uuid.uuid4(), "extract/test", "test")
-        outcome = UserOutcome(UserBatch(user, list(messages)), prov, proposals=list(proposals))
+        outcome = UserOutcome(UserMessages(user, list(messages)), prov, proposals=list(proposals))
         return await apply_user(conn, settings, outcome, decide=offline_decide if use_model else None)
 
 
@@ -111,13 +111,13 @@ def test_manual_untouched_cap_held_tombstones_stay_dead(database_url, settings, 
                 )  # fmt: skip
             asyncio.run(_apply(database_url, settings, user, proposals, messages, use_model))
         elif op[0] == "add":
-            signal_id = user_paths.add_signal(conn, settings, user, TEXTS[op[1]], "preference")
+            signal_id = own_signals.add_signal(conn, settings, user, TEXTS[op[1]], "preference")
             manual[signal_id] = (TEXTS[op[1]], "preference", "active")
         elif op[0] == "edit" and manual:
             signal_id = sorted(manual)[op[1] % len(manual)]
             if manual[signal_id][2] == "active":
                 try:
-                    user_paths.edit_signal(conn, settings, user, signal_id, TEXTS[op[2]], None)
+                    own_signals.edit_signal(conn, settings, user, signal_id, TEXTS[op[2]], None)
                     manual[signal_id] = (TEXTS[op[2]], manual[signal_id][1], "active")
                 except Exception as exc:  # the same text as another of the user's own: refused, unchanged
                     assert "already has a signal with this text" in str(exc)
@@ -129,7 +129,7 @@ def test_manual_untouched_cap_held_tombstones_stay_dead(database_url, settings, 
             ).fetchall()
             if rows:
                 signal_id, origin, normalized = rows[op[1] % len(rows)]
-                user_paths.delete_signal(conn, settings, user, signal_id)
+                own_signals.delete_signal(conn, settings, user, signal_id)
                 if origin == "manual":
                     manual[signal_id] = (*manual[signal_id][:2], "deleted")
                 else:

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from agent_signals.core.answers import ReconcileAnswer
 from agent_signals.core.cap_plan import CoreRow, OwnRow, plan_cap, same_core, shown
-from agent_signals.core.prompts import CoreLine
+from agent_signals.core.prompting.answers import ReconcileAnswer
+from agent_signals.core.prompting.prompts import CoreLine
 from agent_signals.limits import CORE_CAP
 
 pytestmark = pytest.mark.unit

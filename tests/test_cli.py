@@ -149,9 +149,9 @@ def test_signal_commands_fail_in_one_line(database_url, args, code, message):
 @pytest.mark.slow
 def test_a_signal_is_named_by_its_id_never_by_a_pattern(database_url, conn, settings):
     """`signals delete --user ghost "____"` once deleted the user's only signal: the id was a LIKE pattern."""
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import own_signals
 
-    signal_id = str(user_paths.add_signal(conn, settings, "ghost", "Prefers British spelling", "writing"))
+    signal_id = str(own_signals.add_signal(conn, settings, "ghost", "Prefers British spelling", "writing"))
     for ref in ("____", "%", "abcd%", signal_id[:4] + "_", "abc", f"{signal_id[:6]}-"):
         result = agent_signals("signals", "delete", "--user", "ghost", ref)
         assert result.returncode == 1, (ref, result.stdout)
@@ -237,7 +237,7 @@ def test_the_run_summary_line_of_model_calls_reads_as_one_list(capsys, mode):
     from uuid import uuid4
 
     from agent_signals.cli.flow_runs import print_summary
-    from agent_signals.store.runs import RunStats
+    from agent_signals.store.ledger.runs import RunStats
 
     stats = RunStats(llm_calls=3, prompt_tokens=900, cached_prompt_tokens=512, completion_tokens=60)
     stats.llm_calls_by_purpose["extract"] = 3

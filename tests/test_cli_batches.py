@@ -1,7 +1,7 @@
 """`agent-signals batches` (provider batch mode, docs/batch.md): `list` shows the batches not collected, with
 their age and a mark past AGENT_SIGNALS_BATCH_WARN_AGE_S; `cancel` refuses in one line a key it does not
 know and a batch the provider has finished or never had, and asks the provider to cancel the others (that
-test needs adapters/batches.py, and is skipped until it is there). Ledger rows are written with SQL into a
+test needs adapters/provider_batches.py, and is skipped until it is there). Ledger rows are written with SQL into a
 migrated database; the provider is tests/batch_server.py."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.test_cli import agent_signals
 
 pytestmark = pytest.mark.db
 
-ADAPTER = importlib.util.find_spec("agent_signals.adapters.batches") is not None
+ADAPTER = importlib.util.find_spec("agent_signals.adapters.provider_batches") is not None
 MODEL = "openai/gpt-4o-mini"
 
 
@@ -100,7 +100,7 @@ def test_the_warning_age_is_the_setting(database_url, conn, monkeypatch):
 
 
 def test_the_run_report_shows_the_same_batches_in_flight(database_url, conn, settings):
-    from agent_signals.store.report import batches_section
+    from agent_signals.store.ledger.report import batches_section
 
     assert batches_section(conn, settings) == []
     run_id = run_row(conn)

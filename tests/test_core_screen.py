@@ -1,4 +1,4 @@
-"""core/screen.py called directly, on what a fooled model writes: it copies a secret, a phone number, an
+"""core/screening/screen.py called directly, on what a fooled model writes: it copies a secret, a phone number, an
 instruction to the agent or the pipeline's own context block from the user's message into a signal. Each
 is refused (rejected or quarantined) whatever the model claimed, and what is kept has its quotes redacted."""
 
@@ -9,8 +9,8 @@ from uuid import uuid4
 
 import pytest
 
-from agent_signals.core.batching import CONTEXT_BLOCK, KnownSignal, SourceMessage
-from agent_signals.core.screen import WITHHELD_COUNTERS, screen, screen_text
+from agent_signals.core.prompting.extract_calls import CONTEXT_BLOCK, KnownSignal, SourceMessage
+from agent_signals.core.screening.screen import WITHHELD_COUNTERS, screen, screen_text
 from agent_signals.core.validate import WITHHELD, Cite, Proposal
 
 pytestmark = pytest.mark.unit

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from agent_signals.adapters import expectations as quality
+from agent_signals.adapters import expectations
 from agent_signals.core.decay import SCORE_STEP, Decay
 from agent_signals.store import upkeep
 from agent_signals.store.sqlfiles import query
@@ -94,12 +94,12 @@ def test_every_table_check_is_scoped_to_the_run_and_everyone_drops_the_scope():
     """Each expectation reads the run's users (ops.run_users) or the run's touched_users rows; `everyone`
     replaces the first scope by `user_id is not null`."""
 
-    for check in quality.TABLE_CHECKS:
+    for check in expectations.TABLE_CHECKS:
         sql = query(check.sql_name)
-        assert quality.RUN_SCOPE in sql or "t.run_id = %(run_id)s" in sql, check.sql_name
+        assert expectations.RUN_SCOPE in sql or "t.run_id = %(run_id)s" in sql, check.sql_name
         run_id = uuid.uuid4()
-        assert f"'{run_id}'::uuid" in quality._scoped(sql, run_id, everyone=False)
-        assert quality.RUN_SCOPE.split("(")[1] not in quality._scoped(sql, run_id, everyone=True)
+        assert f"'{run_id}'::uuid" in expectations._scoped(sql, run_id, everyone=False)
+        assert expectations.RUN_SCOPE.split("(")[1] not in expectations._scoped(sql, run_id, everyone=True)
 
 
 @pytest.mark.db
@@ -133,7 +133,7 @@ def test_archiving_scoring_and_the_checks_read_indexes_not_the_table(conn, setti
         for name in ("upkeep/archive_decayed", "upkeep/update_decay", "upkeep/rescore_taken_users")
     }
     statements["pending_work: decayed_signals"] = f"select exists ({DUE})"
-    for check in quality.TABLE_CHECKS:
+    for check in expectations.TABLE_CHECKS:
         if check.sql_name == "expectations/expect_views_fresh":
             continue  # reads context.user_context, which no run has built here
         sql = query(check.sql_name).replace("{batch} s", f"{gx_batch} s")
@@ -301,7 +301,7 @@ def test_the_checks_read_the_run_users_only_and_a_failure_keeps_them_marked(conn
     load_conversations(conn, settings, conversation("bo-1", "bo", [("user", "I'm a chef")]))
     assert run(settings)["status"] == "succeeded"  # zz's rows were not read
     run_id = conn.execute("select run_id from ops.runs order by started_at desc limit 1").fetchone()[0]
-    everyone = quality.check_tables(settings, settings.database.url, run_id, everyone=True)
+    everyone = expectations.check_tables(settings, settings.database.url, run_id, everyone=True)
     assert everyone.failed_critical == ["every inferred signal has evidence: 1 offending row(s)"]
 
     conn.execute(unjustified, ["bo"])  # marks bo dirty: the next run reads bo

@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from agent_signals.core.answers import ReconcileAnswer
-from agent_signals.core.batching import SourceMessage, UserBatch
 from agent_signals.core.outcome import Provenance, UserOutcome
-from agent_signals.core.prompts import is_reconcile_prompt
+from agent_signals.core.prompting.answers import ReconcileAnswer
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages
+from agent_signals.core.prompting.prompts import is_reconcile_prompt
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals
@@ -71,7 +71,7 @@ def proposal(user_id: str, text: str, day: int) -> tuple[Proposal, SourceMessage
 async def apply(url: str, settings, user_id: str, texts, day: int, decide=None) -> Counter[str]:
     made = [proposal(user_id, f"Owns the {t}", day) for t in texts]
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as aconn:
-        outcome = UserOutcome(UserBatch(user_id, [m for _p, m in made]),
+        outcome = UserOutcome(UserMessages(user_id, [m for _p, m in made]),
                               Provenance(uuid.uuid4(), "extract/test", "test"), proposals=[p for p, _m in made])  # fmt: skip
         return await apply_user(aconn, settings, outcome, decide=decide, at=T0 + timedelta(days=30))
 

@@ -4,14 +4,14 @@ from collections import Counter
 
 import pytest
 
-from agent_signals.store import demo_data
-from agent_signals.store.load import ConversationsFile
+from agent_signals.cli.demo import synthetic
+from agent_signals.store.loading.load import ConversationsFile
 
 pytestmark = pytest.mark.unit
 
 
 def _records(users: int, **kwargs) -> list[dict]:
-    return [c.record for c in demo_data.generate(users, **kwargs)]
+    return [c.record for c in synthetic.generate(users, **kwargs)]
 
 
 def test_same_seed_same_data_and_users_do_not_depend_on_how_many_are_generated():
@@ -31,7 +31,7 @@ def test_each_user_has_exactly_the_asked_user_messages_and_a_flagged_conversatio
     by_user: dict[str, list[dict]] = {}
     for record in _records(40, user_messages_per_user=7):
         by_user.setdefault(record["user_id"], []).append(record)
-    assert sorted(by_user) == [demo_data.user_id(i) for i in range(40)]
+    assert sorted(by_user) == [synthetic.user_id(i) for i in range(40)]
     for conversations in by_user.values():
         user_messages = [m for c in conversations for m in c["messages"] if m["role"] == "user"]
         assert len(user_messages) == 7
@@ -39,25 +39,25 @@ def test_each_user_has_exactly_the_asked_user_messages_and_a_flagged_conversatio
 
 
 def test_labels_name_every_user_message_in_order():
-    for conv in demo_data.generate(30):
+    for conv in synthetic.generate(30):
         user_ids = [m["message_id"] for m in conv.record["messages"] if m["role"] == "user"]
         assert [label.message_id for label in conv.labels] == user_ids
         for label in conv.labels:
             if label.category == "durable":
-                assert label.kind in demo_data.KINDS
-                assert label.tier == ("core" if label.kind in demo_data.CORE_KINDS else "contextual")
+                assert label.kind in synthetic.KINDS
+                assert label.tier == ("core" if label.kind in synthetic.CORE_KINDS else "contextual")
             else:
-                assert label.category in demo_data.NEGATIVE_CATEGORIES and label.kind is None
+                assert label.category in synthetic.NEGATIVE_CATEGORIES and label.kind is None
 
 
 def test_the_mix_a_restrictive_extractor_must_face():
-    conversations = list(demo_data.generate(300))
+    conversations = list(synthetic.generate(300))
     categories = Counter(label.category for c in conversations for label in c.labels)
-    assert set(categories) == {"durable", *demo_data.NEGATIVE_CATEGORIES}
+    assert set(categories) == {"durable", *synthetic.NEGATIVE_CATEGORIES}
     durable_share = categories["durable"] / sum(categories.values())
     assert 0.25 <= durable_share <= 0.45
     kinds = Counter(label.kind for c in conversations for label in c.labels if label.kind)
-    assert set(kinds) == set(demo_data.KINDS)
+    assert set(kinds) == set(synthetic.KINDS)
     roles = Counter(m["role"] for c in conversations for m in c.record["messages"])
     assert {"user", "assistant", "tool", "system"} <= set(roles)
     unflagged = sum(not c.record["extract"] for c in conversations) / len(conversations)

@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
+from agent_signals.cli.demo.seeding import score, seed
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store.demo import score, seed
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 

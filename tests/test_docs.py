@@ -338,7 +338,7 @@ def offline_answer(version: str, texts: list[str], known=(), agent: str = "") ->
     import json
     from datetime import date
 
-    from agent_signals.core.prompts import PromptMessage, render_extract
+    from agent_signals.core.prompting.prompts import PromptMessage, render_extract
     from agent_signals_offline.provider import answer
 
     messages = [PromptMessage(f"m{i}", t, date="2026-11-20", agent=agent) for i, t in enumerate(texts, 1)]
@@ -347,7 +347,7 @@ def offline_answer(version: str, texts: list[str], known=(), agent: str = "") ->
 
 
 def test_the_offline_models_time_and_scope_are_what_pipeline_md_says():
-    from agent_signals.core.prompts import PromptSignal
+    from agent_signals.core.prompting.prompts import PromptSignal
     from agent_signals_offline.rules import time_and_scope
 
     time = _paragraph(PIPELINE, "**What a fact's time needs.**")
@@ -404,7 +404,7 @@ def test_the_offline_models_time_and_scope_are_what_pipeline_md_says():
 
 
 def test_the_demo_shows_what_pipeline_md_says_it_shows():
-    from agent_signals.store.demo_data import SHOWCASE, SHOWCASE_USER
+    from agent_signals.cli.demo.synthetic import SHOWCASE, SHOWCASE_USER
 
     text = _flat(PIPELINE.read_text())
     assert f"user `{SHOWCASE_USER}` asks the writer agent for British English" in text

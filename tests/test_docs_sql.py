@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_signals.cli.demo.seeding import seed, seed_showcase
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store.demo import seed, seed_showcase
 
 pytestmark = [pytest.mark.db, pytest.mark.flow, pytest.mark.usefixtures("prefect_harness")]
 

@@ -15,7 +15,7 @@ import pytest
 from agent_signals.config import DEFAULT_KINDS
 from agent_signals.evaluation.evaluate import read_dataset
 from agent_signals.evaluation.matching import period
-from agent_signals.store.load import parse
+from agent_signals.store.loading.load import parse
 
 pytestmark = pytest.mark.unit
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_signals.core import validity
-from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals.evaluation import evaluate
 from agent_signals.evaluation.matching import period
 from agent_signals.evaluation.signal_form import as_signal

@@ -414,7 +414,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
     (a run skips it as a tombstone), and a signal the user edited into their own is not dropped."""
     from agent_signals.evaluation.replay import replay
     from agent_signals.flows.extract import extract_signals
-    from agent_signals.stages import user_signals as user_paths
+    from agent_signals.stages.by_hand import own_signals
     from agent_signals.store.source import Window
 
     load_conversations(
@@ -427,8 +427,8 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
     # fay's candidate states a special category: rejected and recorded (ops.rejected_actions, refers to a run)
     assert conn.execute("select count(*) from ops.rejected_actions where user_id = 'fay'").fetchone()[0] == 1
     ids = dict(conn.execute("select content, signal_id from signals.signals").fetchall())
-    user_paths.delete_signal(conn, settings, "cy", ids["Owns the billing service"])
-    user_paths.edit_signal(conn, settings, "di", ids["Prefers short answers with bullet points"],
+    own_signals.delete_signal(conn, settings, "cy", ids["Owns the billing service"])
+    own_signals.edit_signal(conn, settings, "di", ids["Prefers short answers with bullet points"],
                            "Prefers short answers, never bullet points", None)  # fmt: skip
     before, signals_before = row_counts(conn), conn.execute(SNAPSHOT).fetchone()
 
@@ -443,7 +443,7 @@ def test_replay_applies_the_rules_of_a_run_and_writes_nothing(settings, conn):
 
 @pytest.mark.db
 def test_replay_of_a_prompt_that_does_not_exist_says_which_do(settings):
-    from agent_signals.core.prompts import prompt_set
+    from agent_signals.core.prompting.prompts import prompt_set
 
     with pytest.raises(AgentSignalsError) as caught:
         prompt_set(settings, "extract", "v9")

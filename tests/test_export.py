@@ -16,10 +16,11 @@ import psycopg
 import pytest
 
 from agent_signals.adapters import parquet
+from agent_signals.cli.demo import seeding
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.flows.extract import extract_signals
-from agent_signals.store import demo, export
+from agent_signals.store import export
 
 pytestmark = pytest.mark.db
 
@@ -48,7 +49,7 @@ def agent_signals(*args: str) -> subprocess.CompletedProcess:
 
 def built(conn: psycopg.Connection, settings: Settings) -> None:
     """Demo users through the real flow (the offline model): every view has rows."""
-    demo.seed(conn, users=USERS, messages_per_user=6)
+    seeding.seed(conn, users=USERS, messages_per_user=6)
     summary = asyncio.run(extract_signals(kind="manual", settings=settings))
     assert summary["status"] == "succeeded" and summary["failures"] == 0
 
@@ -153,7 +154,7 @@ def test_a_failed_export_leaves_the_previous_file_and_no_half_file_and_a_new_one
 
 
 def test_an_empty_view_is_a_file_with_its_columns_and_no_row(conn, settings, tmp_path):
-    from agent_signals.adapters import dbt as dbt_views
+    from agent_signals.adapters import dbt_views
 
     dbt_views.refresh(settings.replace(data_dir=tmp_path / "data"), None, full=True)
     written = parquet.export_views(conn, settings, export.VIEWS, tmp_path / "out")
@@ -166,7 +167,7 @@ def test_an_empty_view_is_a_file_with_its_columns_and_no_row(conn, settings, tmp
 def test_the_command_prints_a_line_per_view_and_its_errors_are_one_line(
     database_url, conn, settings, tmp_path
 ):
-    from agent_signals.adapters import dbt as dbt_views
+    from agent_signals.adapters import dbt_views
 
     missing = agent_signals("export", str(tmp_path / "out"))
     assert missing.returncode == 1, missing.stderr

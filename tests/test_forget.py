@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import own_signals
 from tests.builders import conversation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +99,7 @@ def test_forgetting_holds_against_runs_backfills_and_replays(database_url, conn,
 @pytest.mark.db
 @pytest.mark.parametrize("answer", ["n\n", "\n", None], ids=["no", "empty answer", "no input"])
 def test_a_no_at_the_forget_prompt_does_nothing_and_says_so(database_url, conn, settings, answer):
-    user_paths.add_signal(conn, settings, "fay", "Prefers tea", "preference")
+    own_signals.add_signal(conn, settings, "fay", "Prefers tea", "preference")
     result = agent_signals("forget", "--user", "fay", stdin=answer)
     assert result.returncode == 130
     assert "Forget everything derived about fay? [y/N]" in result.stdout
@@ -129,7 +129,9 @@ def test_the_scan_and_the_load_skip_what_precedes_the_latest_forget(conn, settin
         window = Window(until=datetime.now(UTC), ignore_watermarks=True)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as aconn:
             pending = await pending_users(aconn, window)
-            batches = (await load_shard(aconn, settings, [p.user_id for p in pending], window)).batches()
+            batches = (
+                await load_shard(aconn, settings, [p.user_id for p in pending], window)
+            ).user_messages()
         return ({p.user_id: p.messages for p in pending},
                 {b.user_id: [m.conversation_id for m in b.messages] for b in batches})  # fmt: skip
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_signals.config import Settings
 from agent_signals.errors import SchemaError
-from agent_signals.store.migrate import (
+from agent_signals.store.schema.migrate import (
     available,
     check_current,
     checksum,

@@ -19,15 +19,15 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import (
+from agent_signals.core.outcome import validate_answer
+from agent_signals.core.prompting.answers import (
     parse_extract_actions,
     parse_extract_answer,
     parse_reconcile_answer,
     parse_summary_answer,
 )
-from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
-from agent_signals.core.outcome import validate_answer
-from agent_signals.core.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages, build_calls
+from agent_signals.core.prompting.prompts import CoreLine, SummaryLine, render_reconcile, render_summarize
 from agent_signals.flows.extract import extract_signals
 from agent_signals.limits import CONTENT_MAX_CHARS
 from tests import http_model
@@ -191,7 +191,7 @@ def test_the_fooled_model_copies_every_message_into_a_schema_valid_answer(item):
     than a signal may be (limits.CONTENT_MAX_CHARS) its quote validates: what the pipeline then does with it
     is the defences' business, not a malformed answer's."""
     settings = Settings()
-    batch = UserBatch(
+    batch = UserMessages(
         item.id, [SourceMessage.read(item.id, "00001", item.text, datetime.now(UTC))], []
     )  # as read
     (call,) = build_calls(batch, settings, datetime.now(UTC).date())

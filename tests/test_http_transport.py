@@ -228,7 +228,7 @@ def test_a_run_over_http_records_cached_tokens_and_a_server_error_as_a_transient
     conn, settings, settings_with
 ):
     from agent_signals.flows.extract import extract_signals
-    from agent_signals.store.report import run_markdown
+    from agent_signals.store.ledger.report import run_markdown
     from tests.builders import conversation, load_conversations
 
     load_conversations(conn, settings, *(conversation(f"c{u}", u, [("user", f"I'm {u}.")]) for u in ("ann", "bo")),

@@ -12,8 +12,14 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from agent_signals.core.fold import _ascii_readings, _readings, fold, readings
-from agent_signals.core.instructions import BLOB_REASON, INTENTS, SYNTAX, instruction_reason, phrase_tables
+from agent_signals.core.screening.fold import _ascii_readings, _readings, fold, readings
+from agent_signals.core.screening.instructions import (
+    BLOB_REASON,
+    INTENTS,
+    SYNTAX,
+    instruction_reason,
+    phrase_tables,
+)
 from agent_signals.core.text import clean
 
 pytestmark = pytest.mark.unit
@@ -457,7 +463,7 @@ def test_an_ascii_text_reads_the_same_on_the_fast_path(text):
 
 
 def test_a_broken_phrase_table_is_one_clear_error(tmp_path, monkeypatch):
-    from agent_signals.core import instructions
+    from agent_signals.core.screening import instructions
     from agent_signals.errors import AgentSignalsError
 
     (tmp_path / "xx.toml").write_text(
@@ -504,8 +510,8 @@ def test_a_candidate_citing_a_message_that_hides_text_is_held_for_review_whateve
     review (a pending signal, in no view), never written as it stands."""
     from datetime import UTC, datetime
 
-    from agent_signals.core.batching import SourceMessage
-    from agent_signals.core.screen import screen
+    from agent_signals.core.prompting.extract_calls import SourceMessage
+    from agent_signals.core.screening.screen import screen
     from agent_signals.core.validate import Cite, Proposal
 
     def candidate(stored: str) -> Proposal:

@@ -150,6 +150,16 @@ def test_no_import_cycles():
     assert not cycles, f"modules importing each other: {cycles}"
 
 
+def test_no_folder_holds_more_than_15_modules():
+    """Folders by concern (docs/architecture.md): a package that grows past 15 modules is split."""
+    crowded = {
+        folder.relative_to(SRC).as_posix(): count
+        for folder in sorted({p.parent for p in SRC.rglob("*.py")})
+        if (count := len(list(folder.glob("*.py")))) > 15
+    }
+    assert not crowded, f"folders of more than 15 modules: {crowded}"
+
+
 def test_the_check_sees_a_wrong_import(tmp_path):
     """The checker itself: an upward import in a module is found."""
     module = tmp_path / "probe.py"
@@ -223,8 +233,9 @@ QUERY_NAME = re.compile(r"[\"']([a-z_]+/[a-z0-9_]+)[\"']")
 
 
 def test_each_query_file_is_in_the_folder_of_the_module_that_runs_it_and_is_run():
-    """sql/queries/<module>/<name>.sql is named (as "module/name") only in store/<module>.py or
-    adapters/<module>.py; a file of shared/ in two modules or more; and every file is named somewhere."""
+    """sql/queries/<module>/<name>.sql is named (as "module/name") only in the store or adapters module of
+    that name (store/<module>.py, or in a folder of store/ such as store/ledger/<module>.py, or
+    adapters/<module>.py); a file of shared/ in two modules or more; and every file is named somewhere."""
     files = {p.relative_to(QUERIES).with_suffix("").as_posix() for p in QUERIES.rglob("*.sql")}
     folders = {name.partition("/")[0] for name in files}
     named_in: dict[str, set[str]] = {}

@@ -15,7 +15,7 @@ import pytest
 
 from agent_signals import limits
 from agent_signals.errors import SchemaError
-from agent_signals.store.migrate import check_current, migrate
+from agent_signals.store.schema.migrate import check_current, migrate
 from tests.prompt_samples import GOLDEN, rendered
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,7 +218,7 @@ def test_every_prompt_version_renders_as_before():
 @pytest.mark.unit
 def test_the_renderer_fills_the_limits_into_every_template_and_the_version(monkeypatch, tmp_path):
     from agent_signals.config import Settings
-    from agent_signals.core import prompts
+    from agent_signals.core.prompting import prompts
     from tests import prompt_samples as samples
 
     before, after = tmp_path / "before", tmp_path / "after"
@@ -261,7 +261,7 @@ def max_lengths(value: object, key: str = "") -> list[tuple[str, str, int]]:
     "path", sorted((ROOT / "prompts").glob("*/*.schema.json")), ids=lambda p: p.parent.name + "/" + p.name
 )
 def test_the_answer_schemas_bound_texts_by_the_limits(path):
-    """Every prompt version's answer schema (v1's are generated from core/answers.py, v2's written by hand)
+    """Every prompt version's answer schema (v1's are generated from core/prompting/answers.py, v2's written by hand)
     bounds a signal's text, a quote and a summary by limits.py."""
     bounds = {
         ("content", "maxLength"): limits.CONTENT_MAX_CHARS,
@@ -284,11 +284,11 @@ def test_the_answer_schemas_bound_texts_by_the_limits(path):
 def test_dbt_gets_the_limits_as_vars_from_limits_py_and_has_no_copy_of_its_own():
     import yaml
 
-    from agent_signals.adapters import dbt as views
+    from agent_signals.adapters import dbt_views
 
     project = yaml.safe_load((ROOT / "dbt" / "dbt_project.yml").read_text())
     assert not set(project["vars"]) & set(limits.by_name())  # no default that could disagree
-    flag, value = views._vars(run_id="session")
+    flag, value = dbt_views._vars(run_id="session")
     assert flag == "--vars" and json.loads(value) == {**limits.by_name(), "run_id": "session"}
     models = "\n".join(p.read_text() for p in (ROOT / "dbt" / "models").rglob("*.*"))
     assert "var('core_cap')" in models
@@ -296,9 +296,9 @@ def test_dbt_gets_the_limits_as_vars_from_limits_py_and_has_no_copy_of_its_own()
 
 @pytest.mark.unit
 def test_a_changed_limit_is_a_new_refresh_plan(monkeypatch):
-    from agent_signals.adapters import dbt as views
+    from agent_signals.adapters import dbt_views
     from agent_signals.config import Settings
 
-    before = views.plan_key(Settings())
+    before = dbt_views.plan_key(Settings())
     monkeypatch.setattr(limits, "CORE_CAP", limits.CORE_CAP + 1)
-    assert views.plan_key(Settings()) != before
+    assert dbt_views.plan_key(Settings()) != before

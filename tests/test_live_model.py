@@ -19,10 +19,10 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.prompts import is_extract_prompt
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.prompting.prompts import is_extract_prompt
 from agent_signals.limits import CONTENT_MAX_CHARS
-from agent_signals.store.load import ConversationsFile, store
+from agent_signals.store.loading.load import ConversationsFile, store
 from tests import http_model, llama_server
 from tests.builders import uncited_evidence
 
@@ -59,9 +59,9 @@ def seed(conn: psycopg.Connection, settings: Settings, data: Path) -> list[str]:
     """USERS users with new messages: the first session of the first users of msc-valid (moved in time to end
     yesterday, so that decay keeps what is learned), else the demo's seed. Returns their ids."""
     if not data.is_file():
-        from agent_signals.store import demo
+        from agent_signals.cli.demo import seeding
 
-        demo.seed(conn, users=USERS, messages_per_user=6)
+        seeding.seed(conn, users=USERS, messages_per_user=6)
         return [row[0] for row in conn.execute("select distinct user_id from app.conversations order by 1")]
     raw = json.loads(data.read_text())
     users = [u["user_id"] for u in raw["users"][:USERS]]

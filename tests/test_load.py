@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agent_signals.errors import LoadError
-from agent_signals.store.load import parse, read, store
+from agent_signals.store.loading.load import parse, read, store
 from tests.builders import conversation, load_conversations
 
 pytestmark = pytest.mark.db

@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 from agent_signals.errors import LoadError
-from agent_signals.store import load_rows
-from agent_signals.store.load import default_message_id, parse, store
-from agent_signals.store.load_rows import store_file
+from agent_signals.store.loading import load_rows
+from agent_signals.store.loading.load import default_message_id, parse, store
+from agent_signals.store.loading.load_rows import store_file
 from tests.builders import conversation, load_conversations
 from tests.test_cli import agent_signals
 

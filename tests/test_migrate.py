@@ -7,8 +7,8 @@ import pytest
 
 from agent_signals.config import Settings
 from agent_signals.errors import DatabaseUnavailable, SchemaError
-from agent_signals.store import db
-from agent_signals.store.migrate import available, check_current, function_files, migrate
+from agent_signals.store import database
+from agent_signals.store.schema.migrate import available, check_current, function_files, migrate
 from tests.released_schema import migrate_as_released
 
 pytestmark = pytest.mark.db
@@ -63,7 +63,7 @@ def test_the_event_log_is_append_only(conn):
 def test_an_unreachable_server_is_a_clear_error():
     settings = Settings(database_url="postgresql://nobody:secret@127.0.0.1:1/nowhere")
     with pytest.raises(DatabaseUnavailable) as error:
-        db.connect(db.database_url(settings))
+        database.connect(database.database_url(settings))
     message = str(error.value)
     assert "cannot connect to PostgreSQL at postgresql://nobody:***@127.0.0.1:1/nowhere" in message
     assert "secret" not in message and "DATABASE_URL" in message
@@ -71,7 +71,7 @@ def test_an_unreachable_server_is_a_clear_error():
 
 def test_a_malformed_url_is_a_clear_error():
     with pytest.raises(DatabaseUnavailable, match="not a valid PostgreSQL URL"):
-        db.connect("not a url")
+        database.connect("not a url")
 
 
 def test_validity_upgrades_a_database_with_signals_of_every_status(unmigrated_database):

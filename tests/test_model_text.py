@@ -10,7 +10,7 @@ import json
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import (
+from agent_signals.core.prompting.prompts import (
     is_extract_prompt,
     is_reconcile_prompt,
     is_summarize_prompt,

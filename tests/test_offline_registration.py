@@ -13,8 +13,8 @@ import pytest
 
 from agent_signals.adapters import llm, providers
 from agent_signals.config import OFFLINE_EMBEDDING_MODEL, OFFLINE_MODEL, Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.prompts import PromptMessage, render_extract
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.prompts import PromptMessage, render_extract
 
 pytestmark = pytest.mark.unit
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_signals.config import DEFAULT_KINDS
-from agent_signals.core.answers import parse_extract_answer
+from agent_signals.core.prompting.answers import parse_extract_answer
 from agent_signals_offline.rules.extract import Known, Message, extract
 
 pytestmark = pytest.mark.unit

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import is_extract_prompt, parse_extract_prompt
+from agent_signals.core.prompting.prompts import is_extract_prompt, parse_extract_prompt
 from agent_signals.core.text import HIDDEN_CHARACTERS
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations, uncited_evidence

@@ -11,7 +11,7 @@ import litellm
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages, build_calls
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 from tests.fakes import SCRIPTED_MODEL
@@ -76,7 +76,7 @@ def test_the_budget_covers_instructions_known_signals_and_messages(budget, versi
     at = datetime.now(UTC)
     messages = [SourceMessage("c1", f"{i:05d}", text, at) for i, text in
                 enumerate(["I'm a pilot.", "😀<>&" * 5000, log_lines(30_000), "I ski."])]  # fmt: skip
-    calls = build_calls(UserBatch("u1", messages, known), settings, at.date())
+    calls = build_calls(UserMessages("u1", messages, known), settings, at.date())
     for call in calls:
         assert litellm.token_counter(model=SCRIPTED_MODEL, messages=call.prompt) == call.tokens <= budget
         for handle, shown in call.messages.items():

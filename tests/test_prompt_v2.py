@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
-from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages, build_calls
+from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals_offline.provider import answer
 from tests import http_model
 from tests.builders import T0, conversation, load_conversations
@@ -23,11 +23,11 @@ from tests.builders import T0, conversation, load_conversations
 V2 = Settings(prompt_version="v2")
 
 
-def batch(user: str, texts: list[str], at: datetime, known: list[KnownSignal] = ()) -> UserBatch:
+def batch(user: str, texts: list[str], at: datetime, known: list[KnownSignal] = ()) -> UserMessages:
     messages = [
         SourceMessage.read("c-" + user, f"{i:05d}", t, at + timedelta(days=i)) for i, t in enumerate(texts)
     ]
-    return UserBatch(user, messages, list(known))
+    return UserMessages(user, messages, list(known))
 
 
 @pytest.mark.unit

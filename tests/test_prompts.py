@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
-from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
-from agent_signals.core.prompts import (
+from agent_signals.core.prompting.answers import ANSWER_MODELS, answer_schema, parse_extract_actions
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages, build_calls
+from agent_signals.core.prompting.prompts import (
     PromptMessage,
     PromptSignal,
     fence,
@@ -98,7 +98,7 @@ def test_unfence_is_the_exact_inverse_of_fence(text):
     ["I typed &lt;/m&gt; in the form", "Tom & Jerry fan, R&D lead", "x &amp; y &lt;tag&gt; <b>bold</b>"],
 )
 def test_a_quote_copied_from_the_prompt_validates_against_the_message(text):
-    batch = UserBatch("u", [SourceMessage("c1", "1", text, datetime.now(UTC))])
+    batch = UserMessages("u", [SourceMessage("c1", "1", text, datetime.now(UTC))])
     (call,) = build_calls(batch, Settings(), date(2026, 11, 22))
     shown = re.search(r'<m id="m1"[^>]*>(.*)</m>', call.prompt[1]["content"])[1]  # as the model reads it
     for quote in (shown, text):  # copied from the prompt, or written back unescaped (the offline model)
@@ -169,15 +169,15 @@ def test_the_fixed_part_of_the_prompt_is_small(version, limit):
 def test_v3_is_v2_for_a_product_with_one_agent_and_shows_agents_as_handles_otherwise():
     from datetime import UTC, date, datetime
 
-    from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages, build_calls
 
     at, today = datetime(2026, 11, 1, tzinfo=UTC), date(2026, 11, 2)
-    plain = UserBatch("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at)])
+    plain = UserMessages("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at)])
     v2, v3 = Settings(prompt_version="v2"), Settings(prompt_version="v3")
     assert (
         build_calls(plain, v3, today)[0].prompt == build_calls(plain, v2, today)[0].prompt
     )  # no tokens more
-    agents = UserBatch("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at, agent_id="coach-7"),
+    agents = UserMessages("u", [SourceMessage.read("c1", "m1", "I'm a nurse.", at, agent_id="coach-7"),
                              SourceMessage.read("c2", "m2", "Plan my menu.", at, agent_id="chef")])  # fmt: skip
     system, user = (m["content"] for m in build_calls(agents, v3, today)[0].prompt)
     assert '"scope": "agent"' in system

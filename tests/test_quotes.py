@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.batching import SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages, build_calls
 from agent_signals.core.text import ELIDED_GAP_CHARS, clean, find_span
 
 pytestmark = pytest.mark.unit
@@ -190,7 +190,7 @@ def test_an_elided_middle_maps_to_the_span_from_the_first_part_to_the_last(data)
 
 def test_validation_stores_the_exact_span_and_rejects_only_the_action_whose_quote_is_not_there():
     text = "Morning! I\u2019m the lead of the Payments team at Caf\u00e9 Zo\u00eb \u2014 \ufb01ve years now."
-    batch = UserBatch("u", [SourceMessage.read("c1", "1", text, datetime.now(UTC))])
+    batch = UserMessages("u", [SourceMessage.read("c1", "1", text, datetime.now(UTC))])
     (call,) = build_calls(batch, Settings(), date(2026, 11, 22))
 
     def create(content: str, quote: str) -> dict:

@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import is_summarize_prompt
+from agent_signals.core.prompting.prompts import is_summarize_prompt
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import idle
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import own_signals
+from agent_signals.stages.run import idle
 from agent_signals_offline.provider import answer as offline_answer
 from tests.builders import T0, conversation, load_conversations
 
@@ -76,7 +76,7 @@ def test_decay_archives_stale_context_but_not_core_or_the_users_own(conn, settin
         conn, settings,
         conversation("old-1", "al", [("user", "I'm a nurse"), ("user", "I like sailing")], start=old),
     )  # fmt: skip
-    user_paths.add_signal(conn, settings, "al", "Prefers plain language", "writing")
+    own_signals.add_signal(conn, settings, "al", "Prefers plain language", "writing")
     summary = run(settings)
     assert summary["actions"]["archived"] == 1
     rows = dict(conn.execute(
@@ -115,7 +115,7 @@ def test_summary_is_rebuilt_only_when_the_signal_set_changed(conn, settings, scr
     assert summary["llm_calls"] == 1  # the extraction; the set did not change, so no summary call
     assert not [c for c in scripted.calls if is_summarize_prompt(c)]
 
-    user_paths.add_signal(conn, settings, "bo", "Prefers metric units", "preference")
+    own_signals.add_signal(conn, settings, "bo", "Prefers metric units", "preference")
     scripted.calls.clear()
     summary = run(settings)
     assert [c for c in scripted.calls if is_summarize_prompt(c)] and summary["llm_calls"] == 1

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from agent_signals.cli import cli
 from agent_signals.config import Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.prompts import PromptMessage, PromptSignal, render_extract
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.prompts import PromptMessage, PromptSignal, render_extract
 from agent_signals.evaluation.recorded import family_of, prompt_key
 
 ROOT = Path(__file__).resolve().parents[1]

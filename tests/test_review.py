@@ -14,14 +14,14 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 import pytest
 
-from agent_signals.adapters import dbt as views
+from agent_signals.adapters import dbt_views
 from agent_signals.config import Settings
-from agent_signals.core.prompts import is_extract_prompt, is_reconcile_prompt
+from agent_signals.core.prompting.prompts import is_extract_prompt, is_reconcile_prompt
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import review as reviews
+from agent_signals.stages.by_hand import reviews
 from agent_signals.store.shard_writer import signal_id_for
 from agent_signals.store.sqlfiles import query
-from agent_signals_offline.provider import answer as offline_answer
+from agent_signals_offline.provider import answer
 from tests.builders import T0, conversation, load_conversations
 from tests.fakes import user_texts
 
@@ -52,7 +52,7 @@ def extraction(*actions: dict, summary: str | None = None):
 
     def script(prompt):
         if not is_extract_prompt(prompt):
-            return offline_answer(prompt)
+            return answer(prompt)
         return json.dumps({"actions": list(actions), **({"summary": summary} if summary else {})})
 
     return script
@@ -232,7 +232,7 @@ def test_approved_it_shows_from_the_next_refresh_rejected_it_never_does(conn, se
     block = "select context_markdown from context.user_context where user_id = 'bo'"
     assert "sailing" not in conn.execute(block).fetchone()[0]
     assert conn.execute("select count(*) from signals.dirty_users where user_id = 'bo'").fetchone()[0] == 1
-    views.refresh_users(settings, ["bo"])
+    dbt_views.refresh_users(settings, ["bo"])
     reads = agent_reads(conn, "bo")
     assert "- likes sailing" in reads and "named tom" not in reads
 
@@ -337,7 +337,7 @@ def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, 
 
     def update(prompt):
         if not is_extract_prompt(prompt):
-            return offline_answer(prompt)
+            return answer(prompt)
         handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Paris's
         return json.dumps({"actions": [{
             "action": "update", "signal": handle, "content": "Lives in Berlin", "tier": "contextual",
@@ -369,7 +369,7 @@ def test_a_held_update_leaves_the_old_version_until_approved_then_ends_it(conn, 
     # an end cannot wait for review (it writes no text): held, it is rejected, and the fact stays
     def end(prompt):
         if not is_extract_prompt(prompt):
-            return offline_answer(prompt)
+            return answer(prompt)
         handle = re.search(r"^(s\d+) \[contextual/location", user_texts(prompt), re.MULTILINE)[1]  # Berlin's
         quote = "I no longer live in Berlin"
         return json.dumps(
@@ -510,8 +510,8 @@ def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_propos
     """The gate and the embedding read UserOutcome.candidates, the proposals then those held for review: an
     index past the proposals is a held candidate, rejected alone."""
     from agent_signals.core.actions import Count
-    from agent_signals.core.batching import SourceMessage, UserBatch
     from agent_signals.core.outcome import UserOutcome
+    from agent_signals.core.prompting.extract_calls import SourceMessage, UserMessages
     from agent_signals.core.validate import Cite, Proposal
 
     message = SourceMessage.read("c1", "m1", "I'm a pilot and I like sailing", datetime.now(UTC))
@@ -523,7 +523,7 @@ def test_the_quality_gate_rejects_a_held_candidate_by_its_place_after_the_propos
 
     pilot, sailing, cat = candidate("Works as a pilot"), candidate("Likes sailing"), candidate("Has a cat")
     left = UserOutcome(
-        UserBatch("u"), proposals=[pilot], summary="...", held=[(sailing, HIDES), (cat, HIDES)]
+        UserMessages("u"), proposals=[pilot], summary="...", held=[(sailing, HIDES), (cat, HIDES)]
     )
     assert left.candidates == [(pilot, None), (sailing, HIDES), (cat, HIDES)]
     left.reject({2: "quality gate: failed"}, "gate", Count.REJECTED_GATE)

@@ -20,8 +20,9 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.store import db, runs
-from agent_signals.store.migrate import migrate
+from agent_signals.store import database
+from agent_signals.store.ledger import runs
+from agent_signals.store.schema.migrate import migrate
 from tests import http_model
 from tests.builders import conversation, load_conversations
 
@@ -141,7 +142,7 @@ def own_server(tmp_path):
     import pgserver
 
     settings = Settings(data_dir=tmp_path / "data", database_url=None)
-    url = db.database_url(settings)  # starts it
+    url = database.database_url(settings)  # starts it
     with psycopg.connect(url, autocommit=True) as conn:
         migrate(conn, settings)
     server = pgserver.get_server(settings.database.data_dir / "pgdata", cleanup_mode=None)
@@ -160,7 +161,7 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
     import pgserver
 
     settings, server = own_server
-    seed(db.database_url(settings), 8)
+    seed(database.database_url(settings), 8)
     lock = threading.Lock()
 
     def respond(_path: str, _body: dict) -> tuple[int, dict]:
@@ -185,7 +186,9 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
     assert len(errors) == 2 and "lost its database connection" in errors[0], done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "could not record the failure" not in done.stderr
     assert answered == 5  # nobody after the fifth user was asked
-    with psycopg.connect(db.database_url(settings), autocommit=True) as conn:  # the run started it again
+    with psycopg.connect(
+        database.database_url(settings), autocommit=True
+    ) as conn:  # the run started it again
         status, error, _users, failures, calls, prompt_tokens, _c = conn.execute(ROW).fetchone()
         failure_rows = conn.execute("select count(*) from ops.failures").fetchone()[0]
         committed = conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0]
@@ -198,7 +201,7 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
         rest = subprocess.run([*CLI, "run"], env=environment(model, prefect_api, AGENT_SIGNALS_DATA_DIR=str(
             settings.database.data_dir)), cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
     assert rest.returncode == 0, rest.stderr[-3000:]
-    with psycopg.connect(db.database_url(settings), autocommit=True) as conn:
+    with psycopg.connect(database.database_url(settings), autocommit=True) as conn:
         assert conn.execute(ROW).fetchone()[:3] == ("succeeded", None, 4)
         assert conn.execute("select count(distinct user_id) from signals.watermarks").fetchone()[0] == 8
 
@@ -206,7 +209,7 @@ def test_a_run_whose_database_dies_mid_shard_ends_failed_at_once_and_the_next_ru
 @pytest.mark.unit
 def test_interrupted_lines_say_what_was_finished():
     """What an interrupted run prints (stages/interrupts.line), for each case."""
-    from agent_signals.stages.interrupts import line
+    from agent_signals.stages.run.interrupts import line
 
     base = {"run_id": "r1", "kind": "manual", "users": 3}
     assert line(None) == "interrupted: nothing was written"

@@ -16,12 +16,12 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch, build_calls
 from agent_signals.core.outcome import validate_answer
-from agent_signals.core.screen import screen, sensitive_kinds
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages, build_calls
+from agent_signals.core.screening.screen import screen, sensitive_kinds
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import own_signals
 from tests.builders import T0, conversation, load_conversations
 
 HOSTILE = json.loads((Path(__file__).parent / "data" / "hostile_messages.json").read_text())["messages"]
@@ -52,7 +52,7 @@ def test_the_corpus_has_at_least_fifty_hostile_messages():
 @pytest.mark.unit
 @pytest.mark.parametrize("item", HOSTILE, ids=lambda m: m["text"][:40])
 def test_no_hostile_message_breaks_its_fence(item):
-    batch = UserBatch("eve", [SourceMessage("c1", "1", item["text"], datetime.now(UTC))],
+    batch = UserMessages("eve", [SourceMessage("c1", "1", item["text"], datetime.now(UTC))],
                       [KnownSignal(None, "Is a <b>pilot</b>", "is a pilot", "core", "role", "inferred")])  # fmt: skip
     (call,) = build_calls(batch, Settings(), datetime.now(UTC).date())
     user = call.prompt[-1]["content"]
@@ -221,7 +221,7 @@ answers = st.one_of(
 @hypothesis_settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(raw=answers)
 def test_no_generated_answer_gets_past_validation_unless_it_is_valid(raw):
-    batch = UserBatch("fuzz", [SourceMessage("c1", h, t, datetime.now(UTC)) for h, t in MESSAGES.items()],
+    batch = UserMessages("fuzz", [SourceMessage("c1", h, t, datetime.now(UTC)) for h, t in MESSAGES.items()],
                       list(KNOWN.values()))  # fmt: skip
     (call,) = build_calls(batch, Settings(), datetime.now(UTC).date())
     try:
@@ -251,11 +251,11 @@ def test_forget_removes_everything_derived_about_a_user(conn, settings_with, scr
     )  # the second is rejected (its quote is not in the message): a row of ops.rejected_actions
     load_conversations(conn, settings, conversation("f1", "fay", [("user", "I live in Porto")]),
                        conversation("g1", "gus", [("user", "I live in Porto")]))  # fmt: skip
-    user_paths.add_signal(conn, settings, "fay", "Prefers tea", "preference")
+    own_signals.add_signal(conn, settings, "fay", "Prefers tea", "preference")
     run(settings)
     assert conn.execute("select count(*) from context.user_context where user_id = 'fay'").fetchone()[0] == 1
 
-    assert user_paths.forget_user(conn, settings, "fay") == 2
+    assert own_signals.forget_user(conn, settings, "fay") == 2
     for table in ("signals.signals", "signals.events", "signals.summaries", "context.user_signals",
                   "context.user_context", "ops.failures", "ops.quarantine", "ops.rejected_actions",
                   "ops.set_aside"):  # fmt: skip
@@ -311,7 +311,7 @@ def test_each_role_can_do_its_job_and_nothing_more(conn, settings, scripted):
     scripted.script = lambda p: json.dumps({"actions": [create("Lives in Porto", "I live in Porto")]})
     load_conversations(conn, settings, conversation("p1", "pia", [("user", "I live in Porto")]))
     run(settings)
-    manual = user_paths.add_signal(conn, settings, "pia", "Prefers tea", "preference")
+    manual = own_signals.add_signal(conn, settings, "pia", "Prefers tea", "preference")
 
     def refused(role: str, statement: str, params=()):
         as_role(conn, role)

@@ -7,8 +7,8 @@ import psycopg
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.stages.shards import shard_of, shards
-from agent_signals.store.runs import RunStats
+from agent_signals.stages.run.sharding import shard_of, shards
+from agent_signals.store.ledger.runs import RunStats
 from agent_signals.store.source import Pending
 from tests.test_crash import FINAL, USERS, reference_and_twin, run_on
 
@@ -72,8 +72,8 @@ def test_a_run_and_a_shard_travel_as_flow_run_parameters():
     from datetime import UTC, datetime
     from uuid import uuid4
 
-    from agent_signals.stages.context import RunSpec
-    from agent_signals.stages.shards import Shard
+    from agent_signals.stages.run.context import RunSpec
+    from agent_signals.stages.run.sharding import Shard
     from agent_signals.store.source import Window
 
     settings = Settings()

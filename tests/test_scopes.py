@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import parse_extract_prompt
+from agent_signals.core.prompting.prompts import parse_extract_prompt
 from agent_signals.flows.extract import extract_signals
 from tests.builders import conversation, load_conversations
 
@@ -259,11 +259,11 @@ def test_a_user_with_only_an_agents_signals_has_no_summary_to_rebuild(conn, sett
     exist, and recorded summary_dropped 1)."""
     from datetime import UTC, datetime
 
-    from agent_signals.stages import user_signals
-    from agent_signals.stages.idle import pending_work
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.stages.run.idle import pending_work
 
     settings = settings_with()
-    user_signals.add_signal(conn, settings, "zed", "Call me Zed", "preference", "coach")
+    own_signals.add_signal(conn, settings, "zed", "Call me Zed", "preference", "coach")
     assert (
         conn.execute("select count(*) from signals.stale_summaries where user_id = 'zed'").fetchone()[0] == 0
     )

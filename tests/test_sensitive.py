@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from agent_signals.core.screen import redact, sensitive_kinds
+from agent_signals.core.screening.screen import redact, sensitive_kinds
 
 pytestmark = pytest.mark.unit
 
@@ -261,7 +261,7 @@ def test_detect_secrets_reads_no_configuration_file_and_opens_no_socket(tmp_path
         import json, sys
         events = []
         sys.addaudithook(lambda event, args: events.append((event, str(args[0]) if args else "")))
-        from agent_signals.core.sensitive import sensitive_kinds
+        from agent_signals.core.screening.sensitive import sensitive_kinds
         kinds = sensitive_kinds("token: ghp_8fK2LmN4pQ7rS1tU9vW3xY6zA0bC5dE7gH2j, born on 14 March 1987, +44 20 7946 0958")
         print(json.dumps({"kinds": kinds, "events": events}))
         """

@@ -1,4 +1,4 @@
-"""The detectors of core/sensitive/ that do not depend on the language (passwords.py, phrases.py,
+"""The detectors of core/screening/sensitive/ that do not depend on the language (passwords.py, phrases.py,
 identifiers.py, streets.py, birth.py): each finds its kind in scripts and languages the eleven-language
 phrase tables do not read, and leaves alone the ordinary text that looks like it (versions, product
 names, quantities, dates, counts, lists). Each positive here is missed without its detector."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from mnemonic import Mnemonic
 
-from agent_signals.core.screen import redact
-from agent_signals.core.sensitive import findings, sensitive_kinds
-from agent_signals.core.sensitive.passwords import password_shaped
+from agent_signals.core.screening.screen import redact
+from agent_signals.core.screening.sensitive import findings, sensitive_kinds
+from agent_signals.core.screening.sensitive.passwords import password_shaped
 
 pytestmark = pytest.mark.unit
 

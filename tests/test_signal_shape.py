@@ -1,4 +1,4 @@
-"""What a signal may be (core/signal_shape.py) and the risk marks of a set of candidates (core/risk.py): each
+"""What a signal may be (core/screening/signal_shape.py) and the risk marks of a set of candidates (core/screening/risk.py): each
 rule holds a shape no signal has, whatever its words, and lets ordinary signals through."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import Settings, SettingsError, load_settings
-from agent_signals.core import risk
-from agent_signals.core.batching import KnownSignal, SourceMessage
-from agent_signals.core.screen import screen, screen_text
-from agent_signals.core.signal_shape import instruction_shape, shape_reason
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage
+from agent_signals.core.screening import risk
+from agent_signals.core.screening.screen import screen, screen_text
+from agent_signals.core.screening.signal_shape import instruction_shape, shape_reason
 from agent_signals.core.validate import WITHHELD, Cite, Proposal
 
 pytestmark = pytest.mark.unit

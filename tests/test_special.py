@@ -15,14 +15,14 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_signals.config import DEFAULT_KINDS, Settings
-from agent_signals.core import special
-from agent_signals.core.batching import SourceMessage
-from agent_signals.core.screen import screen
-from agent_signals.core.special import CATEGORIES, TABLE, redact_special, special_categories
+from agent_signals.core.prompting.extract_calls import SourceMessage
+from agent_signals.core.screening import special
+from agent_signals.core.screening.screen import screen
+from agent_signals.core.screening.special import CATEGORIES, TABLE, redact_special, special_categories
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal
 from agent_signals.flows.extract import extract_signals
-from agent_signals.stages import user_signals as user_paths
+from agent_signals.stages.by_hand import own_signals
 from agent_signals_offline.rules.extract import Message, extract
 from tests.builders import conversation, load_conversations
 
@@ -637,7 +637,7 @@ def test_a_special_category_is_not_stored_unless_the_deployment_keeps_them(
         {**create, "content": "Has type 2 diabetes", "evidence": [{"message": "m1", "quote": MESSAGE}]},
         {**create, "content": "Keeps snacks at their desk", "evidence": [{"message": "m1", "quote": MESSAGE}]},
     ]})  # fmt: skip
-    user_paths.add_signal(conn, settings, "dee", "Has coeliac disease", "personal")  # the user's own: kept
+    own_signals.add_signal(conn, settings, "dee", "Has coeliac disease", "personal")  # the user's own: kept
     load_conversations(conn, settings, conversation("d1", "dee", [("user", MESSAGE)]))
     summary = run(settings)
     signals = dict(

@@ -13,8 +13,8 @@ import pytest
 from agent_signals.adapters import llm, providers
 from agent_signals.adapters.structured import LIMIT_KEYWORDS, answer_mode, slim_schema
 from agent_signals.config import Settings
-from agent_signals.core.answers import InvalidAnswer, parse_extract_actions, parse_summary_answer
-from agent_signals.core.prompts import FAMILY_VERSIONS
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions, parse_summary_answer
+from agent_signals.core.prompting.prompts import FAMILY_VERSIONS
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.flows.extract import extract_signals
 from tests import http_model

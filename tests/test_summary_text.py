@@ -1,12 +1,12 @@
-"""The summary written from a user's signals without a model (core/summary_text.py): the summary stage's
+"""The summary written from a user's signals without a model (core/prompting/summary_text.py): the summary stage's
 fallback and the offline model's answer to prompts/summarize/v1."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_signals.core.prompts import SummaryLine
-from agent_signals.core.summary_text import summary_from_signals
+from agent_signals.core.prompting.prompts import SummaryLine
+from agent_signals.core.prompting.summary_text import summary_from_signals
 from agent_signals.limits import SUMMARY_MAX_WORDS
 
 pytestmark = pytest.mark.unit

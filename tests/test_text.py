@@ -128,13 +128,13 @@ def test_a_text_that_hides_what_it_says_is_told_apart_from_a_flag_emoji():
 
 @pytest.mark.unit
 def test_storage_and_screening_read_the_same_characters():
-    """One definition of hidden, disguising and look-alike characters (core/characters.py): every character
+    """One definition of hidden, disguising and look-alike characters (core/screening/characters.py): every character
     storage strips (text.clean) is one screening drops (fold.visible) and the other way round; every
     character storage flags as disguising (text.disguises_text) is dropped by screening, which reads what it
     carries, and screening reads what no character storage leaves unflagged carries; no character screening
     folds to a Latin letter is one storage strips. Code point by code point."""
-    from agent_signals.core.characters import hidden_text, look_alikes
-    from agent_signals.core.fold import fold, readings, visible
+    from agent_signals.core.screening.characters import hidden_text, look_alikes
+    from agent_signals.core.screening.fold import fold, readings, visible
     from agent_signals.core.text import disguises_text
 
     points = [chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF]

@@ -188,7 +188,7 @@ def test_bad_input_is_refused_with_a_clear_error() -> None:
 
 
 def test_languages_are_those_of_the_instruction_phrases() -> None:
-    folder = Path(validity.__file__).parent / "instruction_phrases"
+    folder = Path(validity.__file__).parent / "screening" / "instruction_phrases"
     assert sorted(validity.LANGUAGES) == sorted(p.stem for p in folder.glob("*.toml"))
 
 

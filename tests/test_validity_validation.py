@@ -11,9 +11,9 @@ from uuid import uuid4
 import pytest
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import parse_extract_actions
-from agent_signals.core.batching import Call, KnownSignal, SourceMessage
 from agent_signals.core.outcome import validate_answer
+from agent_signals.core.prompting.answers import parse_extract_actions
+from agent_signals.core.prompting.extract_calls import Call, KnownSignal, SourceMessage
 
 pytestmark = pytest.mark.unit
 

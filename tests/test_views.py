@@ -1,4 +1,4 @@
-"""The read path (dbt project in dbt/, run through agent_signals.adapters.dbt): real PostgreSQL, real dbt."""
+"""The read path (dbt project in dbt/, run through agent_signals.adapters.dbt_views): real PostgreSQL, real dbt."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from agent_signals import limits
-from agent_signals.adapters import dbt as views
+from agent_signals.adapters import dbt_views
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 
@@ -85,7 +85,7 @@ def markdown(conn: psycopg.Connection, user_id: str) -> str | None:
 
 
 def test_connection_env_from_socket_and_tcp_urls():
-    env = views.connection_env("postgresql://postgres@/agent_signals?host=/work/x/pgdata")
+    env = dbt_views.connection_env("postgresql://postgres@/agent_signals?host=/work/x/pgdata")
     assert env == {
         "AGENT_SIGNALS_DBT_HOST": "/work/x/pgdata",
         "AGENT_SIGNALS_DBT_PORT": "5432",
@@ -93,7 +93,7 @@ def test_connection_env_from_socket_and_tcp_urls():
         "AGENT_SIGNALS_DBT_PASSWORD": "",
         "AGENT_SIGNALS_DBT_DBNAME": "agent_signals",
     }
-    env = views.connection_env("postgresql://ann:s%40cret@db.example:6543/prod?sslmode=require")
+    env = dbt_views.connection_env("postgresql://ann:s%40cret@db.example:6543/prod?sslmode=require")
     assert env["AGENT_SIGNALS_DBT_HOST"] == "db.example"
     assert env["AGENT_SIGNALS_DBT_PORT"] == "6543"
     assert (env["AGENT_SIGNALS_DBT_USER"], env["AGENT_SIGNALS_DBT_PASSWORD"]) == ("ann", "s@cret")
@@ -124,7 +124,7 @@ def test_buckets_hold_their_limits_in_rank_order(conn, vs, capfd):
     conn.execute("select signals.delete_signal('big', %s)", [deleted_manual])
 
     capfd.readouterr()
-    result = views.refresh(vs)
+    result = dbt_views.refresh(vs)
     out, err = capfd.readouterr()
     assert result.full and result.models == 6 and result.tests > 20
     assert "PASS" not in out + err and len((out + err).splitlines()) < 5  # quiet
@@ -187,7 +187,7 @@ def test_context_markdown_is_exact_and_leaves_empty_buckets_out(conn, vs):
         " ('cy', 'Cy has no signal left.', 'abc123', 0), ('al', 'Al is a nurse.', 'fp-al', 5)"
     )
 
-    views.refresh(vs)
+    dbt_views.refresh(vs)
 
     assert markdown(conn, "al") == "\n".join([
         "## About this user",
@@ -218,12 +218,12 @@ def test_incremental_refresh_rebuilds_only_the_touched_users(conn, vs):
     manual(conn, "cat", "Cat prefers tea")
 
     first = new_run(conn, "ann", "ben", "cat")
-    views.refresh(vs, first)  # a fresh database: the incremental models create themselves
+    dbt_views.refresh(vs, first)  # a fresh database: the incremental models create themselves
     before_context, before_signals = context_rows(conn), signal_rows(conn)
     assert set(before_context) == {"ann", "ben", "cat"}
 
     # nothing changed, nobody touched: nothing changes, refreshed_at included
-    views.refresh(vs, new_run(conn))
+    dbt_views.refresh(vs, new_run(conn))
     assert context_rows(conn) == before_context and signal_rows(conn) == before_signals
 
     # ann and ben change; only ann is touched: ben keeps his row byte for byte until a full refresh
@@ -238,7 +238,7 @@ def test_incremental_refresh_rebuilds_only_the_touched_users(conn, vs):
     )
     conn.execute("select signals.delete_signal('cat', %s)", cat_manual.fetchone())
 
-    result = views.refresh(vs, new_run(conn, "ann", "cat"))
+    result = dbt_views.refresh(vs, new_run(conn, "ann", "cat"))
     assert not result.full
     after = context_rows(conn)
     assert "Ann leads the kitchen" in after["ann"][1] and after["ann"][7] > before_context["ann"][7]
@@ -248,7 +248,7 @@ def test_incremental_refresh_rebuilds_only_the_touched_users(conn, vs):
     assert "cat" not in after and signal_rows(conn, "cat") == []
 
     # a run id with no touched users and a full refresh: ben catches up
-    full = views.refresh(vs, new_run(conn), full=True)
+    full = dbt_views.refresh(vs, new_run(conn), full=True)
     assert full.full
     assert "Ben leads the bakery" in markdown(conn, "ben")
     assert set(context_rows(conn)) == {"ann", "ben"}
@@ -268,7 +268,7 @@ def _broken_project(vs: Settings, tmp_path: Path, edit) -> Settings:
 
 def test_a_failing_build_raises_and_keeps_the_previous_views(conn, vs, tmp_path):
     inferred(conn, "dee", "Works as a welder")
-    views.refresh(vs)
+    dbt_views.refresh(vs)
     before_context, before_signals = context_rows(conn), signal_rows(conn)
     inferred(conn, "dee", "Welds ship hulls", tier="contextual")
     run_id = new_run(conn, "dee")
@@ -283,8 +283,8 @@ def test_a_failing_build_raises_and_keeps_the_previous_views(conn, vs, tmp_path)
 
     broken = _broken_project(vs, tmp_path / "model", break_user_context)
     for full in (False, True):  # an incremental merge and a full rebuild (temp relation + rename)
-        with pytest.raises(views.ViewRefreshFailed) as caught:
-            views.refresh(broken, run_id, full=full)
+        with pytest.raises(dbt_views.ViewRefreshFailed) as caught:
+            dbt_views.refresh(broken, run_id, full=full)
         assert isinstance(caught.value, AgentSignalsError)
         assert "user_context" in caught.value.message and "division by zero" in caught.value.message
         assert caught.value.hint and "previous views" in caught.value.hint
@@ -297,14 +297,14 @@ def test_a_failing_build_raises_and_keeps_the_previous_views(conn, vs, tmp_path)
 
     failing_test = _broken_project(vs, tmp_path / "test", add_failing_test)
     before_signals = signal_rows(conn)  # the broken full build above rebuilt user_signals before failing
-    with pytest.raises(views.ViewRefreshFailed, match="no_welders"):
-        views.refresh(failing_test, run_id)
+    with pytest.raises(dbt_views.ViewRefreshFailed, match="no_welders"):
+        dbt_views.refresh(failing_test, run_id)
     # user_context is downstream of the failed test: it was skipped and still holds the previous block
     assert context_rows(conn) == before_context
     # a run's refresh is one transaction: user_signals, rebuilt before its test failed, is rolled back too
     assert signal_rows(conn) == before_signals
 
-    views.refresh(vs, run_id)  # the fixed project catches up
+    dbt_views.refresh(vs, run_id)  # the fixed project catches up
     assert "Welds ship hulls" in markdown(conn, "dee")
 
 
@@ -327,7 +327,7 @@ def test_analyst_models_and_docs(conn, vs):
     inferred(conn, "fay", "Works as a pilot", kind="role")
     inferred(conn, "fay", "Flies on Mondays", kind="preference", tier="contextual")
 
-    result = views.refresh(vs, full=True)  # the analyst tests run on full builds
+    result = dbt_views.refresh(vs, full=True)  # the analyst tests run on full builds
     assert result.tests > 30
 
     runs = conn.execute(
@@ -354,7 +354,7 @@ def test_analyst_models_and_docs(conn, vs):
         ("role", "core", "inferred", 1, 1),
     ]
 
-    target = views.docs(vs)
+    target = dbt_views.docs(vs)
     assert (target / "index.html").is_file()
     catalog = (target / "catalog.json").read_text()
     assert "model.agent_signals.user_context" in catalog and "context_markdown" in catalog
@@ -362,30 +362,30 @@ def test_analyst_models_and_docs(conn, vs):
 
 def test_a_runs_refresh_executes_the_compiled_plan_without_dbt(conn, vs, tmp_path, monkeypatch):
     inferred(conn, "eve", "Works as a potter")
-    views.refresh(vs)  # the views exist: from now on a run's refresh uses the compiled plan
-    plan = views.refresh_plan(vs)
+    dbt_views.refresh(vs)  # the views exist: from now on a run's refresh uses the compiled plan
+    plan = dbt_views.refresh_plan(vs)
     assert [m.name for m in plan.models] == ["user_signals", "agent_context", "user_context"]
     assert {"user_context_counts_match_user_signals", "user_signals_keep_every_manual_signal"} <= {
         t.name for t in plan.tests
     }
     assert all("agent_signals.refresh_users" in m.sql for m in plan.models)
     assert f"rank <= {limits.CORE_CAP}" in plan.models[0].sql  # var core_cap, passed from limits.py
-    assert (views.dbt_dir(vs) / "refresh-plans" / f"{plan.key}.json").is_file()
+    assert (dbt_views.dbt_dir(vs) / "refresh-plans" / f"{plan.key}.json").is_file()
 
     def no_dbt(*_args, **_kwargs):
         raise AssertionError("dbt started during a run's refresh")
 
-    monkeypatch.setattr(views, "_invoke", no_dbt)
+    monkeypatch.setattr(dbt_views, "_invoke", no_dbt)
     inferred(conn, "eve", "Throws stoneware bowls", tier="contextual")
-    result = views.refresh(vs, new_run(conn, "eve"))
+    result = dbt_views.refresh(vs, new_run(conn, "eve"))
     assert not result.full and result.tests == len(plan.tests)
     assert "Throws stoneware bowls" in markdown(conn, "eve")
 
     # an edited project is a new plan (compiled again, here refused because dbt is not allowed)
     edited = _broken_project(vs, tmp_path, lambda dbt: (dbt / "models" / "note.md").write_text("x\n"))
-    assert views.plan_key(edited) != plan.key
+    assert dbt_views.plan_key(edited) != plan.key
     with pytest.raises(AssertionError, match="dbt started"):
-        views.refresh(edited, new_run(conn, "eve"))
+        dbt_views.refresh(edited, new_run(conn, "eve"))
 
 
 # A trigger standing in for any row of one user the views refuse (a model's cast, a constraint): ben's.
@@ -402,13 +402,13 @@ create trigger refuse_ben before insert on context.user_context for each row exe
 def test_one_users_failing_view_rows_leave_the_others_refreshed(conn, vs):
     for user_id in ("ann", "ben", "cat"):
         inferred(conn, user_id, f"{user_id} works as a chef")
-    views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
+    dbt_views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
     before = context_rows(conn)
     for user_id in ("ann", "ben", "cat"):
         inferred(conn, user_id, f"{user_id} bakes bread", tier="contextual")
     conn.execute(REFUSE_BEN)
 
-    result = views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
+    result = dbt_views.refresh(vs, new_run(conn, "ann", "ben", "cat"))
     assert list(result.failed) == ["ben"] and "view row refused for the test: ben" in result.failed["ben"]
     after = context_rows(conn)
     assert after["ben"] == before["ben"]  # his rows as they were, and theirs refreshed
@@ -430,13 +430,13 @@ def test_a_first_build_waits_for_another_one_and_refreshes_on_the_views_it_made(
     with ThreadPoolExecutor(1) as pool:
         with psycopg.connect(conn.info.dsn, autocommit=True) as other:
             other.execute(query("dbt/lock_view_build"))  # another run's first build has begun
-            second = pool.submit(views.refresh, vs, new_run(conn, "ann"))
+            second = pool.submit(dbt_views.refresh, vs, new_run(conn, "ann"))
             deadline = time.monotonic() + 120  # a liveness bound, not a speed figure
             while conn.execute(waiting).fetchone()[0] == 0:
                 assert not second.done(), "the second run built the views without waiting for the first"
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
-            views._build(vs, None, False)  # the first run's build, under its lock
+            dbt_views._build(vs, None, False)  # the first run's build, under its lock
         result = second.result(timeout=300)  # the first run's connection closed: its lock is free
     assert not result.full and result.failed == {}
     assert "Works as a chef" in markdown(conn, "ann")

@@ -32,7 +32,7 @@ from agent_signals.errors import SettingsError
 from agent_signals.model_names import OFFLINE_PROVIDER
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-# The languages signals may be written in: the Latin-script languages whose words core/signal_shape.py tells
+# The languages signals may be written in: the Latin-script languages whose words core/screening/signal_shape.py tells
 # apart (wordfreq's word lists of that script).
 SIGNAL_LANGUAGES = (
     "ca", "cs", "da", "de", "en", "es", "fi", "fil", "fr", "hu", "id", "is", "it", "lt", "lv", "ms", "nb",
@@ -322,7 +322,7 @@ class ScreeningSettings(_Group):
         default="en",
         description="The language signals, summaries and merged signals are written in (ISO 639-1): the "
         "prompts ask for it, and a model's text in another language or script is held for review, never "
-        "written where agents read (core/signal_shape.py). One of the Latin-script languages the check "
+        "written where agents read (core/screening/signal_shape.py). One of the Latin-script languages the check "
         "tells apart: ca cs da de en es fi fil fr hu id is it lt lv ms nb nl pl pt ro sh sk sl sv tr vi. "
         "The checks of grammar (person, requests, imperatives) are English ones. `any`: signals in the language "
         "each user writes in, with no language check (weaker: other languages meet only the phrase tables).",

@@ -13,7 +13,7 @@ from litellm import CustomLLM, EmbeddingResponse, ModelResponse
 from litellm.types.utils import Usage
 
 from agent_signals.config import OFFLINE_MODEL
-from agent_signals.core.prompts import (
+from agent_signals.core.prompting.prompts import (
     SummaryLine,
     is_reconcile_prompt,
     is_summarize_prompt,
@@ -21,7 +21,7 @@ from agent_signals.core.prompts import (
     parse_reconcile_prompt,
     parse_summarize_prompt,
 )
-from agent_signals.core.summary_text import summary_from_signals
+from agent_signals.core.prompting.summary_text import summary_from_signals
 from agent_signals_offline import reconcile
 from agent_signals_offline.embed import embed
 

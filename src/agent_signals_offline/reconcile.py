@@ -3,7 +3,7 @@ demote the least reinforced (fewest mentions, longest unseen) until the cap hold
 
 from __future__ import annotations
 
-from agent_signals.core.prompts import CoreLine
+from agent_signals.core.prompting.prompts import CoreLine
 from agent_signals_offline.embed import embed
 
 MERGE_SIMILARITY = 0.85  # cosine of the offline embeddings: near-duplicates only

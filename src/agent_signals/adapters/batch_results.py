@@ -1,4 +1,4 @@
-"""A provider batch's answers (adapters/batches.py sends and follows the batch): its output and error files
+"""A provider batch's answers (adapters/provider_batches.py sends and follows the batch): its output and error files
 read back as one BatchResult per request, each answer priced at the batch price (litellm's where its cost map
 has one, else the direct price times AGENT_SIGNALS_BATCH_DISCOUNT)."""
 
@@ -13,7 +13,7 @@ from litellm.cost_calculator import batch_cost_calculator
 from litellm.litellm_core_utils.llm_cost_calc.utils import get_batch_cost_rates
 
 from agent_signals.adapters import llm
-from agent_signals.adapters.batches import BatchStatus, file_text, one_line
+from agent_signals.adapters.provider_batches import BatchStatus, file_text, one_line
 from agent_signals.config import Settings
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from typing import Any
 import litellm
 
 from agent_signals.config import Settings
-from agent_signals.core.prompts import prompt_set
+from agent_signals.core.prompting.prompts import prompt_set
 
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 # Limits left out of the schema sent to the provider: llama.cpp's grammar converter fails on them (a large

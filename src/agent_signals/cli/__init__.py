@@ -24,7 +24,7 @@ from agent_signals.cli import (
 )
 from agent_signals.config import load_settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.store.schema_errors import SCHEMA_MISSING, missing_relation
+from agent_signals.store.schema.schema_errors import SCHEMA_MISSING, missing_relation
 
 # the commands that never call a model: they run without its API key (the others check it when settings load)
 MODEL_FREE = frozenset({"db", "load", "views", "context", "export", "set-aside", "forget"})

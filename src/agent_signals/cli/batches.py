@@ -11,7 +11,7 @@ import click
 from agent_signals.cli.options import settings_of
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
-from agent_signals.store.batch_report import FoundBatch
+from agent_signals.store.ledger.batch_report import FoundBatch
 
 LIST_HINT = "`agent-signals batches list` shows the batches not collected yet"
 
@@ -27,8 +27,8 @@ def batches() -> None:
 def batches_list(ctx: click.Context, as_json: bool) -> None:
     """List the batches not collected yet: key, provider id, status, the provider's word, model, requests,
     users waiting, age in hours (marked `too old` past AGENT_SIGNALS_BATCH_WARN_AGE_S)."""
-    from agent_signals.store import db as database
-    from agent_signals.store.batch_report import batches_out
+    from agent_signals.store import database
+    from agent_signals.store.ledger.batch_report import batches_out
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -69,8 +69,8 @@ def batches_list(ctx: click.Context, as_json: bool) -> None:
 def batches_cancel(ctx: click.Context, batch: str, as_json: bool) -> None:
     """Ask the provider to cancel a batch (BATCH: its key from `batches list`, or the provider's batch id).
     The next run collects what it answered and gives its other users back to pending."""
-    from agent_signals.store import db as database
-    from agent_signals.store.batch_report import find_batch, note_provider_status
+    from agent_signals.store import database
+    from agent_signals.store.ledger.batch_report import find_batch, note_provider_status
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -121,13 +121,12 @@ def _cancel_at_provider(settings: Settings, found: FoundBatch) -> str:
     key); returns the provider's word (cancelling, or cancelled)."""
     import asyncio
 
-    from agent_signals.adapters import batches as provider
-    from agent_signals.adapters import llm
+    from agent_signals.adapters import llm, provider_batches
 
     assert found.provider_batch_id is not None  # recorded with `submitted` (batch_submitted.sql)
     own = settings.replace(model=found.model)
     try:
-        return asyncio.run(provider.cancel(own, found.provider_batch_id)).status
+        return asyncio.run(provider_batches.cancel(own, found.provider_batch_id)).status
     except llm.ModelUnavailable as exc:
         raise AgentSignalsError(
             f"the provider could not be asked to cancel batch {found.batch_key}: {exc}",

@@ -16,8 +16,8 @@ def db() -> None:
 @click.pass_context
 def db_migrate(ctx: click.Context) -> None:
     """Apply pending migrations, then the SQL function files if they changed (idempotent)."""
-    from agent_signals.store import db as database
-    from agent_signals.store.migrate import migrate
+    from agent_signals.store import database
+    from agent_signals.store.schema.migrate import migrate
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -29,6 +29,6 @@ def db_migrate(ctx: click.Context) -> None:
 @click.pass_context
 def db_url(ctx: click.Context) -> None:
     """Print a libpq URL that psql accepts: psql "$(agent-signals db url)"."""
-    from agent_signals.store import db as database
+    from agent_signals.store import database
 
     click.echo(database.database_url(settings_of(ctx)))

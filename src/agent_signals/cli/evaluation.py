@@ -211,12 +211,12 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     # the pipeline (litellm among it) only once the arguments are known to be good
     from agent_signals.core import windows
     from agent_signals.evaluation.replay import replay
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store.schema.migrate import check_current
     from agent_signals.store.source import Window
 
     since, until = utc(since), utc(until or datetime.now(UTC))
     windows.check_window(since, until)
-    from agent_signals.store import db as database
+    from agent_signals.store import database
 
     with database.session(settings) as conn:
         check_current(conn, settings)

@@ -36,8 +36,8 @@ def export_cmd(ctx: click.Context, directory: Path, fmt: str, names: str | None,
     views = chosen_views(names)
 
     from agent_signals.adapters import parquet
-    from agent_signals.store import db as database
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store import database
+    from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

@@ -14,7 +14,7 @@ def interrupted(signum: int, summary: dict | None) -> None:
     (Prefect's temporary server got the signal too; waiting on it would only print tracebacks)."""
     from prefect.server.api.server import SubprocessASGIServer
 
-    from agent_signals.stages.interrupts import exit_process
+    from agent_signals.stages.run.interrupts import exit_process
 
     # the temporary server of this process, if any is still running
     exit_process(signum, summary, before_exit=SubprocessASGIServer().stop)

@@ -22,9 +22,9 @@ from agent_signals.cli.options import settings_of
 def load_cmd(ctx: click.Context, file: Path, fmt: str | None) -> None:
     """Import conversations from FILE (JSON, or NDJSON/Parquet streamed, one row per message), all or nothing;
     re-loading changes nothing."""
-    from agent_signals.store import db as database
-    from agent_signals.store import load, load_rows
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store import database
+    from agent_signals.store.loading import load, load_rows
+    from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)
     fmt = load_rows.format_of(file, fmt)

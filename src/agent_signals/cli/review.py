@@ -27,8 +27,8 @@ def review() -> None:
 def review_list(ctx: click.Context, user: str | None, as_json: bool) -> None:
     """List the signals waiting for review, oldest first: id, user, bucket, kind, scope, content, why it was
     held, and its evidence (message ids and redacted quotes)."""
-    from agent_signals.stages import review as reviews
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import reviews
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -62,8 +62,8 @@ def review_list(ctx: click.Context, user: str | None, as_json: bool) -> None:
 def review_approve(ctx: click.Context, signal: str, actor: str) -> None:
     """Approve a signal waiting for review (SIGNAL: its id, or a unique start of it): it becomes active and
     is in the user's context when this returns (as contextual when the user's core is full)."""
-    from agent_signals.stages import review as reviews
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import reviews
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -81,8 +81,8 @@ def review_approve(ctx: click.Context, signal: str, actor: str) -> None:
 def review_reject(ctx: click.Context, signal: str, actor: str) -> None:
     """Reject a signal waiting for review (SIGNAL: its id, or a unique start of it): never shown, and its
     text is never learned again."""
-    from agent_signals.stages import review as reviews
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import reviews
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

@@ -32,13 +32,13 @@ def run_cmd(ctx: click.Context, kind: str) -> dict:
 
     With nothing to do (no new message, nothing to embed, retract, archive, summarize or refresh) the run is
     recorded without starting Prefect. SIGINT or SIGTERM stops it within seconds: exit 130 or 143."""
-    from agent_signals.stages import idle
+    from agent_signals.stages.run import idle
 
     started = time.monotonic()
     summary = idle.record_if_idle(settings_of(ctx), kind)
     if summary is None:
         from agent_signals.flows.extract import extract_signals
-        from agent_signals.stages.context import RunListeners
+        from agent_signals.stages.run.context import RunListeners
 
         listeners = RunListeners(interrupted=interrupted)
         summary = run_flow(extract_signals(kind=kind, settings=settings_of(ctx), listeners=listeners))
@@ -65,7 +65,7 @@ def backfill_cmd(
     """Replay a window through the same stages, slice by slice (idempotent, resumable)."""
     from agent_signals.core import windows
     from agent_signals.flows.backfill import backfill_signals
-    from agent_signals.stages.context import RunListeners
+    from agent_signals.stages.run.context import RunListeners
 
     settings = settings_of(ctx)
     since, until = utc(since), utc(until)
@@ -115,8 +115,8 @@ def backfill_cmd(
 
 def _window_messages(settings: Settings, since: datetime, until: datetime, users: list[str]) -> int:
     """The flagged user messages of the window (on a current schema), the progress bar's total."""
-    from agent_signals.store import db as database
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store import database
+    from agent_signals.store.schema.migrate import check_current
     from agent_signals.store.source import Window
     from agent_signals.store.window_counts import flagged_messages
 

@@ -19,8 +19,8 @@ def set_aside_group() -> None:
 @click.pass_context
 def set_aside_list(ctx: click.Context, user: str | None, show_all: bool) -> None:
     """List the messages no run reads (id, user, conversation:message, attempts, when, why)."""
-    from agent_signals.store import db as database
-    from agent_signals.store import set_aside
+    from agent_signals.store import database
+    from agent_signals.store.ledger import set_aside
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -46,8 +46,8 @@ def set_aside_list(ctx: click.Context, user: str | None, show_all: bool) -> None
 @click.pass_context
 def set_aside_release(ctx: click.Context, ids: tuple[int, ...], user: str | None, everything: bool) -> None:
     """Release set-aside messages (IDS from `set-aside list`): the next run reads them again."""
-    from agent_signals.store import db as database
-    from agent_signals.store import set_aside
+    from agent_signals.store import database
+    from agent_signals.store.ledger import set_aside
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:

@@ -25,8 +25,8 @@ def signals() -> None:
 @click.pass_context
 def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
     """List a user's signals: tier, origin, kind, mentions, last seen, scope, validity, content and evidence."""
-    from agent_signals.store import db as database
-    from agent_signals.store.signals_admin import list_signals
+    from agent_signals.store import database
+    from agent_signals.store.signal_reads import list_signals
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -56,15 +56,15 @@ def signals_list(ctx: click.Context, user: str, show_all: bool) -> None:
 @click.pass_context
 def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: str | None) -> None:
     """Add one of the user's own signals (origin manual: never changed by the pipeline)."""
-    from agent_signals.stages import user_signals as user_paths
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     check_kind(settings, kind)
     with database.session(settings) as conn:
-        signal_id = user_paths.add_signal(conn, settings, user, content, kind, agent)
-    user_paths.embed_user_signals(settings, user)
-    user_paths.refresh_context(settings, user)
+        signal_id = own_signals.add_signal(conn, settings, user, content, kind, agent)
+    own_signals.embed_own_signals(settings, user)
+    own_signals.refresh_context(settings, user)
     click.echo(f"added {signal_id} for {user}")
 
 
@@ -76,17 +76,17 @@ def signals_add(ctx: click.Context, user: str, kind: str, content: str, agent: s
 @click.pass_context
 def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, content: str) -> None:
     """Edit a signal (id or id prefix) as the user. Editing an inferred signal makes it the user's own."""
-    from agent_signals.stages import user_signals as user_paths
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     if kind is not None:
         check_kind(settings, kind)
     with database.session(settings) as conn:
-        signal_id = user_paths.resolve_signal(conn, settings, user, signal)
-        edited = user_paths.edit_signal(conn, settings, user, signal_id, content, kind)
-    user_paths.embed_user_signals(settings, user)
-    user_paths.refresh_context(settings, user)
+        signal_id = own_signals.resolve_signal(conn, settings, user, signal)
+        edited = own_signals.edit_signal(conn, settings, user, signal_id, content, kind)
+    own_signals.embed_own_signals(settings, user)
+    own_signals.refresh_context(settings, user)
     click.echo(f"edited {edited} for {user}")
 
 
@@ -96,14 +96,14 @@ def signals_edit(ctx: click.Context, user: str, kind: str | None, signal: str, c
 @click.pass_context
 def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
     """Delete a signal (id or id prefix) as the user; a deleted inferred signal is never learned again."""
-    from agent_signals.stages import user_signals as user_paths
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        signal_id = user_paths.resolve_signal(conn, settings, user, signal)
-        user_paths.delete_signal(conn, settings, user, signal_id)
-    user_paths.refresh_context(settings, user)
+        signal_id = own_signals.resolve_signal(conn, settings, user, signal)
+        own_signals.delete_signal(conn, settings, user, signal_id)
+    own_signals.refresh_context(settings, user)
     click.echo(f"deleted {signal_id} for {user}")
 
 
@@ -113,9 +113,9 @@ def signals_delete(ctx: click.Context, user: str, signal: str) -> None:
 @click.pass_context
 def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
     """Remove everything derived about a user (signals, evidence, events, summaries, view rows)."""
-    from agent_signals.stages import user_signals as user_paths
-    from agent_signals.store import db as database
-    from agent_signals.store.signals_admin import require_user
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.store import database
+    from agent_signals.store.signal_reads import require_user
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
@@ -129,7 +129,7 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
             if not confirmed:
                 click.echo(f"nothing was done: user {user} was not forgotten", err=True)
                 raise click.exceptions.Abort  # exit 130
-        removed = user_paths.forget_user(conn, settings, user)
+        removed = own_signals.forget_user(conn, settings, user)
     click.echo(
         f"forgot {user}: {removed} signal(s) and everything derived from them; ops.forgotten records it"
     )
@@ -140,12 +140,12 @@ def forget_cmd(ctx: click.Context, user: str, yes: bool) -> None:
 @click.pass_context
 def signals_undo(ctx: click.Context, event_id: int) -> None:
     """Reverse a reconciliation merge or demotion (EVENT_ID from signals.events)."""
-    from agent_signals.stages import user_signals as user_paths
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        click.echo(user_paths.undo(conn, settings, event_id))
+        click.echo(own_signals.undo(conn, settings, event_id))
 
 
 @signals.command("search")
@@ -155,12 +155,12 @@ def signals_undo(ctx: click.Context, event_id: int) -> None:
 @click.pass_context
 def signals_search(ctx: click.Context, user: str | None, limit: int, text: str) -> None:
     """Semantic search over active signals (embeddings, cosine similarity)."""
-    from agent_signals.stages import user_signals as user_paths
-    from agent_signals.store import db as database
+    from agent_signals.stages.by_hand import own_signals
+    from agent_signals.store import database
 
     settings = settings_of(ctx)
     with database.session(settings) as conn:
-        rows = user_paths.search(conn, settings, text, user_id=user, limit=limit)
+        rows = own_signals.search(conn, settings, text, user_id=user, limit=limit)
     if not rows:
         click.echo("no signals match")
     for row in rows:

@@ -19,10 +19,10 @@ def views_refresh(ctx: click.Context) -> None:
     """Rebuild the views for every user now (runs refresh only the users they changed)."""
     from datetime import UTC, datetime
 
-    from agent_signals.adapters import dbt as dbt_views
-    from agent_signals.store import db as database
+    from agent_signals.adapters import dbt_views
+    from agent_signals.store import database
     from agent_signals.store.context_views import clear_all_dirty
-    from agent_signals.store.migrate import check_current
+    from agent_signals.store.schema.migrate import check_current
 
     settings = settings_of(ctx)
     started = datetime.now(UTC)
@@ -37,7 +37,7 @@ def views_refresh(ctx: click.Context) -> None:
 @click.pass_context
 def views_docs(ctx: click.Context) -> None:
     """Generate the dbt documentation site of the views (under the data folder)."""
-    from agent_signals.adapters import dbt as dbt_views
+    from agent_signals.adapters import dbt_views
 
     click.echo(f"dbt docs written to {dbt_views.docs(settings_of(ctx))}")
 
@@ -52,7 +52,7 @@ def views_docs(ctx: click.Context) -> None:
 def context_cmd(ctx: click.Context, user: str, summary: bool, agent: str | None) -> None:
     """Print a user's block from context.user_context (or context.agent_context with --agent), ready to paste
     into a system prompt."""
-    from agent_signals.store import db as database
+    from agent_signals.store import database
     from agent_signals.store.context_views import context_block, explain_missing, missing_context
 
     settings = settings_of(ctx)

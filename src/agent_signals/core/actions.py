@@ -1,7 +1,7 @@
 """The vocabulary of the write path, each word declared once: the action kinds an extraction answer may hold
 (ACTIONS) and what a run counts (Count).
 
-An action kind says what its answer looks like (core/answers.py), how it is validated into a proposal
+An action kind says what its answer looks like (core/prompting/answers.py), how it is validated into a proposal
 (core/validate.py), how the writer applies that proposal (its handler, given the candidate as a Write:
 store/shard_writer.py), whether its text is embedded, whether it may wait for review, what it may be
 counted as and which of those counts mean the answer's summary no longer describes what was written, and
@@ -21,8 +21,8 @@ from typing import Protocol
 from pydantic import BaseModel
 
 from agent_signals.config import Settings
-from agent_signals.core.answers import AnsweredAction, Create, End, Skip, Update
-from agent_signals.core.batching import Call
+from agent_signals.core.prompting.answers import AnsweredAction, Create, End, Skip, Update
+from agent_signals.core.prompting.extract_calls import Call
 from agent_signals.core.validate import Proposal, propose_end, propose_fact
 
 
@@ -125,7 +125,7 @@ Propose = Callable[[AnsweredAction, Call, Settings], Proposal]  # raises validat
 @dataclass(frozen=True)
 class ActionKind:
     name: str  # the answer's `action`
-    answer: type[BaseModel]  # its model in an extraction answer (core/answers.py)
+    answer: type[BaseModel]  # its model in an extraction answer (core/prompting/answers.py)
     since: int  # the first version of prompts/extract whose schema offers it
     propose: Propose | None = None  # its validation; None: it writes nothing (counted `skipped`)
     write: Callable[[Write], None] | None = None  # its handler in the writer's rounds

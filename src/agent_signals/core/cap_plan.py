@@ -16,10 +16,10 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from agent_signals.core.answers import InvalidAnswer, Merge, ReconcileAnswer
-from agent_signals.core.prompts import CoreLine
-from agent_signals.core.screen import screen_text
-from agent_signals.core.signal_shape import ENGLISH
+from agent_signals.core.prompting.answers import InvalidAnswer, Merge, ReconcileAnswer
+from agent_signals.core.prompting.prompts import CoreLine
+from agent_signals.core.screening.screen import screen_text
+from agent_signals.core.screening.signal_shape import ENGLISH
 from agent_signals.core.text import normalize_content
 from agent_signals.limits import CORE_CAP
 

@@ -12,8 +12,8 @@ from uuid import UUID
 
 from agent_signals.config import Settings
 from agent_signals.core.actions import ACTIONS, Count
-from agent_signals.core.answers import ParsedExtract
-from agent_signals.core.batching import Call, SourceMessage, UserBatch
+from agent_signals.core.prompting.answers import ParsedExtract
+from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserMessages
 from agent_signals.core.validate import Invalid, Proposal, Rejection
 
 
@@ -30,10 +30,10 @@ class Provenance:
 class UserOutcome:
     """One user's pass through a shard, gaining fields stage by stage:
 
-    - extract: the user (its batch: every message read, the signals it knows), the provenance its writes are
+    - extract: the user (its messages: every message read, the signals it knows), the provenance its writes are
       recorded with, the provider batch its answers were read from, how many prompts were asked;
     - validate (validate_answer): the proposals, the actions rejected, the answer's summary;
-    - screen (core/screen.py): the proposals kept (their quotes redacted), quarantined, held for review or
+    - screen (core/screening/screen.py): the proposals kept (their quotes redacted), quarantined, held for review or
       rejected; the summary dropped once it no longer describes exactly what gets written;
     - quality gate (reject): the candidates it refused;
     - embed: the candidates' embeddings;
@@ -42,7 +42,7 @@ class UserOutcome:
     `counts` says what the stages counted for the user; each count is also added, as it is made, to
     `figures` (the run's RunStats.actions) when there is one."""
 
-    batch: UserBatch
+    user_messages: UserMessages
     prov: Provenance | None = None  # None only before anything is asked (a test's, a benchmark's)
     batch_key: UUID | None = None  # answers read from a provider batch: the batch its write closes
     calls: int = 0  # the prompts its answers came from
@@ -57,12 +57,12 @@ class UserOutcome:
 
     @property
     def user_id(self) -> str:
-        return self.batch.user_id
+        return self.user_messages.user_id
 
     @property
     def read(self) -> list[SourceMessage]:
         """Every message the user's extraction read: the watermarks move past them."""
-        return self.batch.messages
+        return self.user_messages.messages
 
     @property
     def candidates(self) -> list[tuple[Proposal, str | None]]:
@@ -92,7 +92,7 @@ def validate_answer(
     """Judge each action of one call's answer on its own, by its kind's validation (core/actions.py), adding
     the proposals, the rejected actions and the answer's summary to the user's outcome (a new one when None
     is given)."""
-    outcome = outcome if outcome is not None else UserOutcome(UserBatch(""))
+    outcome = outcome if outcome is not None else UserOutcome(UserMessages(""))
     proposals: list[Proposal] = []
     rejected: list[Rejection] = []
     skips = 0

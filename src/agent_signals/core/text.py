@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from agent_signals.core.characters import HIDDEN, disguises
-from agent_signals.core.characters import HIDDEN_CHARACTERS as HIDDEN_CHARACTERS  # the SQL twin's literal
+from agent_signals.core.screening.characters import HIDDEN, disguises
+from agent_signals.core.screening.characters import (
+    HIDDEN_CHARACTERS as HIDDEN_CHARACTERS,  # the SQL twin's literal
+)
 
 # What is hidden (stripped before storing) and what disguises a text: characters.py, which screening reads
 # too. HIDDEN_CHARACTERS is the literal that signals.clean_text in SQL holds (tests/test_text.py).

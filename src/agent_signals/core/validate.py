@@ -11,9 +11,9 @@ from typing import Any, cast
 
 from agent_signals.config import Settings
 from agent_signals.core import validity
-from agent_signals.core.answers import AnsweredAction, Bound, Create, End, Update
-from agent_signals.core.batching import Call, KnownSignal, SourceMessage
-from agent_signals.core.prompts import unfence
+from agent_signals.core.prompting.answers import AnsweredAction, Bound, Create, End, Update
+from agent_signals.core.prompting.extract_calls import Call, KnownSignal, SourceMessage
+from agent_signals.core.prompting.prompts import unfence
 from agent_signals.core.text import clean, find_span, normalize_content, speaks_of
 from agent_signals.limits import CONTENT_MAX_CHARS
 

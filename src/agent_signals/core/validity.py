@@ -41,7 +41,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-# The languages the project reads (core/instruction_phrases/<language>.toml; a test keeps them equal).
+# The languages the project reads (core/screening/instruction_phrases/<language>.toml; a test keeps them equal).
 LANGUAGES = ("de", "en", "es", "fr", "it", "ja", "pt", "ru", "zh")
 # dateparser's readings of an incomplete date ("March", "Friday"): the last one, the current one, the next.
 _PREFERENCES = ("past", "current_period", "future")

@@ -33,7 +33,7 @@ from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
 from agent_signals.evaluation.accuracy import Tally, judged_pairs, scope_tallies, validity_tallies
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, credits, period, wrong_speaker
-from agent_signals.store.load import default_message_id
+from agent_signals.store.loading.load import default_message_id
 
 
 class DatasetError(AgentSignalsError):
@@ -330,17 +330,17 @@ def run(settings: Settings, dataset: Dataset, model: str | None = None) -> tuple
     stored. Returns the report and the run's summary (calls, tokens, cost)."""
     from agent_signals.flows.extract import extract_signals
     from agent_signals.flows.foreground import run_flow
-    from agent_signals.store import db
+    from agent_signals.store import database
     from agent_signals.store.evaluation import stored_signals
-    from agent_signals.store.load import ConversationsFile, store
+    from agent_signals.store.loading.load import ConversationsFile, store
 
     data = ConversationsFile.model_validate({"conversations": dataset.conversations})
-    with db.scratch_database(settings, "eval") as url:
+    with database.scratch_database(settings, "eval") as url:
         # always direct: eval scores what the model answers now, not what a later run would collect
         scratch = settings.replace(database_url=url, batch_mode="off", **({"model": model} if model else {}))
-        with db.connect(url, autocommit=True) as conn:
+        with database.connect(url, autocommit=True) as conn:
             store(conn, data)
         summary = run_flow(extract_signals(kind="manual", settings=scratch))  # explained errors said once
-        with db.connect(url, autocommit=True) as conn:
+        with database.connect(url, autocommit=True) as conn:
             signals = [StoredSignal(*row) for row in stored_signals(conn)]
     return score(signals, dataset), summary

@@ -25,12 +25,12 @@ import polars as pl
 import psycopg
 
 from agent_signals.config import Settings
-from agent_signals.core.batching import UserBatch, prompt_version
-from agent_signals.core.text import normalize_content as normalize
+from agent_signals.core.prompting.extract_calls import UserMessages, prompt_version
+from agent_signals.core.text import normalize_content
 from agent_signals.evaluation.matching import GoldFact, StoredSignal, match
-from agent_signals.stages import context, lifecycle, scan
-from agent_signals.stages import shards as sharding
-from agent_signals.store import evaluation as rehearsal
+from agent_signals.stages import scan
+from agent_signals.stages.run import context, lifecycle, sharding
+from agent_signals.store import evaluation
 from agent_signals.store.source import Window
 
 
@@ -60,7 +60,7 @@ SIDE = {"at": pl.UInt32, "text": pl.String, "agent": pl.String}
 
 def _side(signals: list[StoredSignal]) -> pl.DataFrame:
     """One side's signals by position, keyed by normalized text and scope."""
-    rows = [(i, normalize(s.content), s.agent_id or "") for i, s in enumerate(signals)]
+    rows = [(i, normalize_content(s.content), s.agent_id or "") for i, s in enumerate(signals)]
     return pl.DataFrame(rows, schema=SIDE, orient="row")
 
 
@@ -135,11 +135,11 @@ class Comparison:
     diff: Diff = field(default_factory=Diff)
     stored: dict[str, list[StoredSignal]] = field(default_factory=dict)
 
-    def shown(self, batch: UserBatch) -> UserBatch:
-        return replace(batch, known=[k for k in batch.known if k.origin == "manual"])
+    def shown(self, user: UserMessages) -> UserMessages:
+        return replace(user, known=[k for k in user.known if k.origin == "manual"])
 
     async def before_apply(self, conn: psycopg.AsyncConnection, user_id: str) -> None:
-        await rehearsal.open_rehearsal_run(
+        await evaluation.open_rehearsal_run(
             conn, self.spec.run_id, self.settings.model.name, self.spec.prompt_version
         )
         self.stored[user_id] = await self._signals(conn, user_id, set_aside=True)
@@ -150,7 +150,7 @@ class Comparison:
     async def _signals(
         self, conn: psycopg.AsyncConnection, user_id: str, *, set_aside: bool
     ) -> list[StoredSignal]:
-        rows = await rehearsal.window_signals(conn, self.window, user_id, set_aside=set_aside)
+        rows = await evaluation.window_signals(conn, self.window, user_id, set_aside=set_aside)
         return [StoredSignal(*row) for row in rows]
 
 

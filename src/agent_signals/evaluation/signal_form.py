@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent_signals.core.signal_shape import ACTIONS
+from agent_signals.core.screening.signal_shape import ACTIONS
 
 _FIRST_VERB = {"am": "Is", "'m": "Is", "have": "Has", "'ve": "Has", "do": "Does", "go": "Goes", "'ll": "Will",
                "'d": "Would"}  # fmt: skip

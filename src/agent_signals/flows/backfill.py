@@ -9,7 +9,7 @@ from datetime import datetime
 from prefect import flow
 from prefect.runtime import flow_run
 
-from agent_signals.core import windows as backfill
+from agent_signals.core import windows
 from agent_signals.core.actions import Count
 from agent_signals.flows.extract import finish_run, process_shards
 from agent_signals.flows.parameters import (
@@ -20,7 +20,8 @@ from agent_signals.flows.parameters import (
 )
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import task_runner
-from agent_signals.stages import lifecycle, scan
+from agent_signals.stages import scan
+from agent_signals.stages.run import lifecycle
 from agent_signals.store.source import Window
 
 
@@ -36,8 +37,8 @@ async def backfill_signals(
 ) -> dict:
     settings = settings_or_environment(settings)
     listeners = listeners_or_own_process(listeners)
-    backfill.check_window(since, until)
-    step = backfill.parse_slice(slice)
+    windows.check_window(since, until)
+    step = windows.parse_slice(slice)
     users = sorted(set(users)) if users else None
     parameters = {"since": since.isoformat(), "until": until.isoformat(), "users": users, "slice": slice}
     window = Window(until=until, since=since, users=tuple(users) if users else None, ignore_watermarks=True)
@@ -46,11 +47,11 @@ async def backfill_signals(
             settings, kind="backfill", flow_run_id=flow_run.get_id(), window=window, dry_run=dry_run,
             parameters=parameters, listeners=listeners,
         ) as run:  # fmt: skip
-            key = backfill.backfill_key(since, until, users, step, run.prompt_version)
+            key = windows.backfill_key(since, until, users, step, run.prompt_version)
             done = set() if dry_run else await scan.finished_slices(run, key)
             if not dry_run:
                 await scan.embed_missing(run)
-            for start, end in backfill.slices(since, until, step):
+            for start, end in windows.slices(since, until, step):
                 if start in done:
                     run.stats.actions[Count.SLICES_ALREADY_DONE] += 1
                     continue

@@ -5,9 +5,9 @@ scan -> (per shard) lock users -> load -> extract -> validate -> quality gate ->
      -> table expectations (Great Expectations) -> run report (Prefect artifact)
 
 One stages/ module per step (docs/architecture.md follows a user's data through them). In provider batch
-mode (docs/batch.md) the run first polls the batches still out (stages/batch_watch.py); each shard sends its
+mode (docs/batch.md) the run first polls the batches still out (stages/run/batch_watch.py); each shard sends its
 free users' prompts in a batch instead of extracting them and applies the answers of the batches that ended
-(stages/batches.py); the run may wait for what it sent (AGENT_SIGNALS_BATCH_WAIT_S) and apply those too.
+(stages/run/batches.py); the run may wait for what it sent (AGENT_SIGNALS_BATCH_WAIT_S) and apply those too.
 """
 
 from __future__ import annotations
@@ -29,19 +29,9 @@ from agent_signals.flows.parameters import (
 )
 from agent_signals.flows.report import publish_report
 from agent_signals.flows.runners import run_shard_deployments, task_runner
-from agent_signals.stages import (
-    batch_watch,
-    checks,
-    context,
-    decay,
-    lifecycle,
-    refresh,
-    retract,
-    scan,
-    summarize,
-)
-from agent_signals.stages import shards as sharding
-from agent_signals.store.runs import RunStats
+from agent_signals.stages import checks, decay, refresh, retract, scan, summarize
+from agent_signals.stages.run import batch_watch, context, lifecycle, sharding
+from agent_signals.store.ledger.runs import RunStats
 from agent_signals.store.source import Pending
 
 

@@ -3,7 +3,7 @@ tests, benchmarks). Unset (a deployment's flow run, started by Prefect with the 
 the flow builds them from the environment once, as it starts. The parameter is kept out of the
 deployments' parameter schema (Prefect's UI offers no settings form), and Prefect stores it among the flow
 run's parameters without the secrets (config.Settings leaves them out of every serialised form).
-`listeners`: what the caller hears of the run in its own process (stages/context.py's RunListeners: the
+`listeners`: what the caller hears of the run in its own process (stages/run/context.py's RunListeners: the
 CLI's progress bar and interrupt handling), kept out of the schema too. A deployment's flow run, which has
 its process to itself, stops on SIGINT and SIGTERM as the CLI's runs do (listeners_or_own_process)."""
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pydantic.json_schema import SkipJsonSchema
 
 from agent_signals.config import Settings, load_settings
-from agent_signals.stages import interrupts
-from agent_signals.stages.context import RunListeners
+from agent_signals.stages.run import interrupts
+from agent_signals.stages.run.context import RunListeners
 
 SettingsParameter = SkipJsonSchema[Settings | None]
 ListenersParameter = SkipJsonSchema[RunListeners | None]

@@ -41,7 +41,7 @@ async def run_shard_deployments(run, shards: list) -> None:
     from prefect.deployments import run_deployment
     from prefect.flow_runs import wait_for_flow_run
 
-    from agent_signals.stages import shards as sharding
+    from agent_signals.stages.run import sharding
 
     settings = run.settings
     spec = run.spec().to_params()

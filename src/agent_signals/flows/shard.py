@@ -10,8 +10,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 
 from agent_signals.flows.parameters import SettingsParameter, settings_or_environment
-from agent_signals.stages import context
-from agent_signals.stages import shards as sharding
+from agent_signals.stages.run import context, sharding
 
 
 @flow(name="process-shard")

@@ -16,16 +16,16 @@ from uuid import UUID
 import psycopg
 
 from agent_signals.adapters import llm
-from agent_signals.core.answers import ReconcileAnswer, parse_reconcile_answer
 from agent_signals.core.outcome import UserOutcome
-from agent_signals.core.prompts import CoreLine, render_reconcile
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.prompting.answers import ReconcileAnswer, parse_reconcile_answer
+from agent_signals.core.prompting.prompts import CoreLine, render_reconcile
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.stages.apply import Finish, apply_users
-from agent_signals.stages.calls import complete
-from agent_signals.stages.context import RunContext, cut_off
-from agent_signals.stages.failures import blames_user, fail
 from agent_signals.stages.reconcile import Decide
-from agent_signals.store import batches
+from agent_signals.stages.run.calls import complete
+from agent_signals.stages.run.context import RunContext, cut_off
+from agent_signals.stages.run.failures import blames_user, fail
+from agent_signals.store.ledger import batch_ledger
 
 log = redacting_logger(__name__)
 
@@ -106,7 +106,7 @@ async def _apply_group(ctx: RunContext, group: list[UserOutcome]) -> None:
         # stays waiting: the next run applies it again (docs/batch.md)
         if o.batch_key is not None and counted and not ctx.dry_run:
             async with ctx.pool.connection() as conn:
-                await batches.close_requests(conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id)
+                await batch_ledger.close_requests(conn, [(o.batch_key, o.user_id)], "failed", ctx.run_id)
 
 
 def _closing(ctx: RunContext, group: list[UserOutcome]) -> Finish | None:
@@ -119,7 +119,7 @@ def _closing(ctx: RunContext, group: list[UserOutcome]) -> Finish | None:
         return None
 
     async def close(conn: psycopg.AsyncConnection) -> None:  # one statement for the group's requests
-        closed = await batches.close_requests(conn, pairs, "applied", ctx.run_id)
+        closed = await batch_ledger.close_requests(conn, pairs, "applied", ctx.run_id)
         if gone := [(user_id, key) for key, user_id in pairs if (key, user_id) not in closed]:
             raise AlreadyApplied(gone)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 
-from agent_signals.adapters import expectations as quality
-from agent_signals.stages.context import RunContext, stage
-from agent_signals.store import db, upkeep
+from agent_signals.adapters import expectations
+from agent_signals.stages.run.context import RunContext, stage
+from agent_signals.store import database, upkeep
 
 
 @stage("checks")
@@ -20,7 +20,7 @@ async def check_tables(ctx: RunContext) -> None:
     """Table-level expectations over the run's users after the writes: critical ones fail the run (their
     users stay marked for the next run), warnings go to the ledger."""
     report = await asyncio.to_thread(
-        quality.check_tables, ctx.settings, db.database_url(ctx.settings), ctx.run_id
+        expectations.check_tables, ctx.settings, database.database_url(ctx.settings), ctx.run_id
     )
     ctx.stats.warnings.extend(report.warnings)
     if report.failed_critical:

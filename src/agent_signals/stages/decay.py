@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from agent_signals.core import decay as formula
 from agent_signals.core.actions import Count
-from agent_signals.stages.context import RunContext, stage
+from agent_signals.stages.run.context import RunContext, stage
 from agent_signals.store import upkeep
 
 

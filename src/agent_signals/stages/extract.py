@@ -20,26 +20,26 @@ import polars as pl
 
 from agent_signals.adapters import llm
 from agent_signals.core.actions import EMBEDDED, Count, action_of
-from agent_signals.core.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.batching import Call, UserBatch, build_calls
 from agent_signals.core.outcome import UserOutcome, validate_answer
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core.prompting.extract_calls import Call, UserMessages, build_calls
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
-from agent_signals.core.screen import screen_shard
+from agent_signals.core.screening.redaction import redacting_logger
+from agent_signals.core.screening.screen import screen_shard
 from agent_signals.core.validate import Proposal, Rejection
 from agent_signals.stages import embed
-from agent_signals.stages.calls import complete, record_calls
-from agent_signals.stages.context import RunContext
-from agent_signals.stages.failures import UserFailed, fail
+from agent_signals.stages.run.calls import complete, record_calls
+from agent_signals.stages.run.context import RunContext
+from agent_signals.stages.run.failures import UserFailed, fail
 
 log = redacting_logger(__name__)
 
 
-async def extract_user(ctx: RunContext, batch: UserBatch) -> UserOutcome:
+async def extract_user(ctx: RunContext, user: UserMessages) -> UserOutcome:
     """Model call(s) for one user and validation of each action (screening is the shard's: conclude).
     Raises UserFailed."""
-    calls = plan_calls(ctx, batch)
-    outcome = UserOutcome(batch, ctx.provenance, calls=len(calls), figures=ctx.stats.actions)
+    calls = plan_calls(ctx, user)
+    outcome = UserOutcome(user, ctx.provenance, calls=len(calls), figures=ctx.stats.actions)
     for call in calls:
         read = list(call.messages.values())
         try:
@@ -51,11 +51,11 @@ async def extract_user(ctx: RunContext, batch: UserBatch) -> UserOutcome:
     return outcome
 
 
-def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
-    """The user's prompts (batching.build_calls), with the run's figures and warnings for what they show."""
+def plan_calls(ctx: RunContext, user: UserMessages) -> list[Call]:
+    """The user's prompts (extract_calls.build_calls), with the run's figures and warnings for what they show."""
     stats = ctx.stats
-    calls = build_calls(batch, ctx.settings, ctx.until.date())
-    hidden = sum(1 for m in batch.messages if m.hidden)
+    calls = build_calls(user, ctx.settings, ctx.until.date())
+    hidden = sum(1 for m in user.messages if m.hidden)
     if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
         stats.actions[Count.MESSAGES_HIDDEN_TEXT] += hidden
     for call in calls:
@@ -63,7 +63,7 @@ def plan_calls(ctx: RunContext, batch: UserBatch) -> list[Call]:
             stats.actions[Count.MESSAGES_CUT] += 1
             stats.warnings.append(
                 f"message {cut.message.message_id} of conversation {cut.message.conversation_id} (user "
-                f"{batch.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
+                f"{user.user_id}): only its first {cut.kept} of {cut.length} characters were read, the "
                 "part that fits in AGENT_SIGNALS_MAX_PROMPT_TOKENS"
             )
             log.warning(stats.warnings[-1])
@@ -144,7 +144,9 @@ def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
     return None
 
 
-async def extract_safely(ctx: RunContext, batch: UserBatch, started: dict[str, float]) -> UserOutcome | None:
+async def extract_safely(
+    ctx: RunContext, user: UserMessages, started: dict[str, float]
+) -> UserOutcome | None:
     """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
     budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
     async with ctx.pacing.model_slots:
@@ -152,24 +154,24 @@ async def extract_safely(ctx: RunContext, batch: UserBatch, started: dict[str, f
         if ctx.budget_exhausted or ctx.stop.stopped:
             stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
             return None
-        started[batch.user_id] = time.monotonic()
-        stats.note_user(batch.user_id)
-        stats.messages += len(batch.messages)
-        stats.conversations += len({m.conversation_id for m in batch.messages})
+        started[user.user_id] = time.monotonic()
+        stats.note_user(user.user_id)
+        stats.messages += len(user.messages)
+        stats.conversations += len({m.conversation_id for m in user.messages})
         try:
-            return await extract_user(ctx, batch)
+            return await extract_user(ctx, user)
         except llm.ModelMisconfigured as exc:  # not this user's fault: no failure recorded, still pending
             stats.users -= 1
-            stats.messages -= len(batch.messages)
-            stats.conversations -= len({m.conversation_id for m in batch.messages})
+            stats.messages -= len(user.messages)
+            stats.conversations -= len({m.conversation_id for m in user.messages})
             stats.skipped_users["stopped"] += 1
             ctx.halt(exc)
         except UserFailed as exc:
-            await fail(ctx, batch.user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read,
+            await fail(ctx, user.user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read,
                        counted=exc.counted)  # fmt: skip
         except Exception as exc:  # a bug: this user only
-            log.exception("user %s failed at extract", batch.user_id)
-            await fail(ctx, batch.user_id, "extract", type(exc).__name__, str(exc), read=batch.messages,
+            log.exception("user %s failed at extract", user.user_id)
+            await fail(ctx, user.user_id, "extract", type(exc).__name__, str(exc), read=user.messages,
                        counted=True)  # fmt: skip
         return None
 

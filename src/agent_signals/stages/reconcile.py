@@ -22,11 +22,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from agent_signals.core.actions import Count
-from agent_signals.core.answers import InvalidAnswer, ReconcileAnswer
 from agent_signals.core.cap_plan import CoreRow, OwnRow, Shown, plan_cap, same_core, shown
 from agent_signals.core.outcome import Provenance
-from agent_signals.core.prompts import CoreLine
-from agent_signals.core.redaction import redacting_logger
+from agent_signals.core.prompting.answers import InvalidAnswer, ReconcileAnswer
+from agent_signals.core.prompting.prompts import CoreLine
+from agent_signals.core.screening.redaction import redacting_logger
 from agent_signals.limits import CORE_CAP
 from agent_signals.store.shard_writer import ShardWriter
 

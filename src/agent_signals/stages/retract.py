@@ -4,7 +4,7 @@ from the source are retracted (an event each); the others lose that evidence and
 from __future__ import annotations
 
 from agent_signals.core.actions import Count
-from agent_signals.stages.context import RunContext, stage
+from agent_signals.stages.run.context import RunContext, stage
 from agent_signals.store import upkeep
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agent_signals.stages import embed as embeddings
-from agent_signals.stages.calls import record_calls
-from agent_signals.stages.context import RunContext, stage
-from agent_signals.store import runs
+from agent_signals.stages import embed
+from agent_signals.stages.run.calls import record_calls
+from agent_signals.stages.run.context import RunContext, stage
+from agent_signals.store.ledger import runs
 from agent_signals.store.source import Pending, pending_users
 
 
@@ -46,7 +46,7 @@ async def record_slice(
 async def embed_missing(ctx: RunContext) -> int:
     """Embed signals that have none yet (added by hand); returns how many."""
     async with ctx.pool.connection() as conn:
-        usage = await embeddings.embed_missing(conn, ctx.settings)
+        usage = await embed.embed_missing(conn, ctx.settings)
     ctx.stats.count_embedding(usage.calls, usage.tokens, usage.cost_usd)
     await record_calls(ctx)
     return usage.signals

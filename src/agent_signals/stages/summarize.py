@@ -20,15 +20,15 @@ import psycopg
 from agent_signals.adapters import llm
 from agent_signals.config import Settings
 from agent_signals.core.actions import Count
-from agent_signals.core.answers import InvalidAnswer, parse_summary_answer
-from agent_signals.core.prompts import SummaryLine, prompt_set, render_summarize
-from agent_signals.core.redaction import redacting_logger
-from agent_signals.core.screen import redact, screen_text
-from agent_signals.core.summary_text import summary_from_signals
-from agent_signals.stages import batch_summaries
-from agent_signals.stages.batches import batch_aware
-from agent_signals.stages.calls import complete
-from agent_signals.stages.context import RunContext, stage
+from agent_signals.core.prompting.answers import InvalidAnswer, parse_summary_answer
+from agent_signals.core.prompting.prompts import SummaryLine, prompt_set, render_summarize
+from agent_signals.core.prompting.summary_text import summary_from_signals
+from agent_signals.core.screening.redaction import redacting_logger
+from agent_signals.core.screening.screen import redact, screen_text
+from agent_signals.stages.run import batch_summaries
+from agent_signals.stages.run.batches import batch_aware
+from agent_signals.stages.run.calls import complete
+from agent_signals.stages.run.context import RunContext, stage
 from agent_signals.store import summaries, upkeep
 from agent_signals.store.summaries import Candidate
 

@@ -1,6 +1,6 @@
 """The statements of evaluation/: the inferred signals an evaluation run stored, and a replay's rehearsal
 (its run row, and the window's stored signals set aside before apply and read back after), each signal with
-the messages it cites, its scope and its validity."""
+the messages it cites, its scope and its validity; and the evidence the demo's score reads."""
 
 from __future__ import annotations
 
@@ -50,3 +50,9 @@ async def window_signals(
     params = {**window.params, "user_id": user_id, "set_aside": set_aside}
     cur = await conn.execute(query("evaluation/replay_stored_signals"), params)
     return _with_evidence(await cur.fetchall())
+
+
+def demo_evidence(conn: psycopg.Connection) -> psycopg.Cursor:
+    """The (signal, user, conversation, message) of each message an active inferred signal cites: the demo's
+    score reads them against the messages it planted (cli/demo/seeding.py)."""
+    return conn.execute(query("evaluation/demo_evidence"))

@@ -86,7 +86,7 @@ def chosen_views(names: str | None) -> tuple[str, ...]:
 @contextmanager
 def snapshot(conn: psycopg.Connection) -> Iterator[None]:
     """A read-only repeatable-read transaction (timestamps in UTC) for the block: every view of an export is
-    read from one snapshot. `conn` is in autocommit mode (store.db.session)."""
+    read from one snapshot. `conn` is in autocommit mode (store.database.session)."""
     with conn.transaction():
         conn.execute(query("export/export_snapshot"))
         yield

@@ -1,7 +1,7 @@
 """The statements of the review queue (sql/functions/90_review.sql): the signals held for review (status
 pending) with their reasons and evidence, a signal named by a reviewer, and the two SQL functions that
 decide, signals.review_approve and signals.review_reject (an application's own review page calls the same
-functions). Their refusals are raised as psycopg's errors: stages/review.py says what to do about them."""
+functions). Their refusals are raised as psycopg's errors: stages/by_hand/reviews.py says what to do about them."""
 
 from __future__ import annotations
 

@@ -40,11 +40,11 @@ from psycopg.rows import dict_row
 from agent_signals.config import Settings
 from agent_signals.core import decay
 from agent_signals.core.actions import Count, action_of
-from agent_signals.core.batching import SourceMessage
 from agent_signals.core.cap_plan import CoreRow, OwnRow
 from agent_signals.core.outcome import Provenance, UserOutcome
-from agent_signals.core.redaction import redact_fields, redact_value
-from agent_signals.core.screen import redact
+from agent_signals.core.prompting.extract_calls import SourceMessage
+from agent_signals.core.screening.redaction import redact_fields, redact_value
+from agent_signals.core.screening.screen import redact
 from agent_signals.core.text import normalize_content
 from agent_signals.core.validate import Cite, Proposal, Rejection
 from agent_signals.store.embeddings import vector_text
@@ -343,7 +343,7 @@ class ShardWriter:
         self.settings = settings
         self.run_id = run_id
         self.at = at  # the run's time: decay is decided at it
-        self.key = str(uuid4())  # this write's rows in the staging tables
+        self.write_key = str(uuid4())  # this write's rows in the staging tables
         self.counts: dict[str, Counter[Count]] = defaultdict(Counter)
         self.touched: dict[str, set[UUID]] = defaultdict(set)
 
@@ -358,7 +358,7 @@ class ShardWriter:
 
     async def _stage(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         """Rows COPYed into a staging table (m019) under this transaction's key (its `batch` column)."""
-        await copy_frame(self.conn, table, frame(table, ({"batch": self.key, **row} for row in rows)))
+        await copy_frame(self.conn, table, frame(table, ({"batch": self.write_key, **row} for row in rows)))
 
     async def _events(self, rows: list[tuple]) -> None:
         """signals.events rows (signal, user, action, actor, provenance, before, after), before and after
@@ -403,7 +403,7 @@ class ShardWriter:
         await self._stage("staging.apply_candidates", staged)
         resolved = await self._rows(
             "shard_writer/apply_resolve",
-            {"batch": self.key, "threshold": self.settings.screening.near_duplicate_similarity},
+            {"write_key": self.write_key, "threshold": self.settings.screening.near_duplicate_similarity},
         )
         round_ = _Round()
         for row in resolved:
@@ -434,7 +434,7 @@ class ShardWriter:
                 row["signal_id"]: row["status"]
                 for row in await self._rows(
                     "shard_writer/apply_create",
-                    {"batch": self.key, **decay.query_params(self.settings, self.at)},
+                    {"write_key": self.write_key, **decay.query_params(self.settings, self.at)},
                 )
             }
             taken = []
@@ -465,7 +465,9 @@ class ShardWriter:
         )
         new = {
             row["signal_id"]: row["new"]
-            for row in await self._rows("shard_writer/apply_cite", {"batch": self.key, "run_id": self.run_id})
+            for row in await self._rows(
+                "shard_writer/apply_cite", {"write_key": self.write_key, "run_id": self.run_id}
+            )
         }
         kept = []
         for s in syncs:

@@ -13,7 +13,7 @@ import psycopg
 
 from agent_signals.config import Settings
 from agent_signals.core import decay
-from agent_signals.core.batching import KnownSignal, SourceMessage, UserBatch
+from agent_signals.core.prompting.extract_calls import KnownSignal, SourceMessage, UserMessages
 from agent_signals.store.sqlfiles import query
 
 T = TypeVar("T")
@@ -69,12 +69,14 @@ class ShardFrames:
     messages: pl.DataFrame
     known: pl.DataFrame
 
-    def batches(self) -> list[UserBatch]:
-        """One batch per user with messages, in user order: the frames' rows of that user, the messages
+    def user_messages(self) -> list[UserMessages]:
+        """One UserMessages per user with messages, in user order: the frames' rows of that user, the messages
         cleaned (text.clean) as the prompt, the screens and the stored evidence read them."""
         known = _by_user(self.known, _known_signal)
         return [
-            UserBatch(user_id, [_message(row) for row in rows.iter_rows(named=True)], known.get(user_id, []))
+            UserMessages(
+                user_id, [_message(row) for row in rows.iter_rows(named=True)], known.get(user_id, [])
+            )
             for (user_id,), rows in self.messages.partition_by(
                 "user_id", as_dict=True, maintain_order=True
             ).items()

@@ -1,6 +1,6 @@
 """The SQL of the package, in agent_signals/sql/ (package data, found wherever the package is installed):
 each statement the store runs is a file of queries/, in the folder of the module that runs it (shared/: run
-by several); migrations/ and functions/ are read by store/migrate.py."""
+by several); migrations/ and functions/ are read by store/schema/migrate.py."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from uuid import UUID
 
 import psycopg
 
-from agent_signals.core.prompts import SummaryLine
+from agent_signals.core.prompting.prompts import SummaryLine
 from agent_signals.store.sqlfiles import query
 
 

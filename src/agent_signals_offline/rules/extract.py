@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import itertools
 
-from agent_signals.core.prompts import PromptMessage, PromptSignal
+from agent_signals.core.prompting.prompts import PromptMessage, PromptSignal
 from agent_signals_offline.rules.clauses import CONJUNCTION, SENTENCE, split_clauses, visible_text
-from agent_signals_offline.rules.preferences import FAV_PRONOUN, favourite_of
-from agent_signals_offline.rules.refusals import INJECTION, INJECTION_HINTS, SARCASM, sarcasm_hint
-from agent_signals_offline.rules.standing_requests import (
+from agent_signals_offline.rules.kinds.preferences import FAV_PRONOUN, favourite_of
+from agent_signals_offline.rules.kinds.standing_requests import (
     FORMAT_LOWER,
     STANDING_ANY,
     STANDING_HINT,
     standing_request,
 )
-from agent_signals_offline.rules.statement import ASKED, clause_statement
-from agent_signals_offline.rules.workplace import (
+from agent_signals_offline.rules.kinds.workplace import (
     WORKPLACE_HINT,
     also_said,
     role_in_passing,
     workplace_statements,
 )
+from agent_signals_offline.rules.refusals import INJECTION, INJECTION_HINTS, SARCASM, sarcasm_hint
+from agent_signals_offline.rules.statement import ASKED, clause_statement
 from agent_signals_offline.words import content_words
 
 # The offline model reads the same rendered prompt a real model reads: messages and known signals as

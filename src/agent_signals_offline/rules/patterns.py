@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent_signals_offline.rules import habits, life, personal, preferences, roles
+from agent_signals_offline.rules.kinds import habits, life, personal, preferences, roles
 from agent_signals_offline.rules.phrasing import article, clean
 from agent_signals_offline.rules.vocabulary import PRONOUN_OBJECT, YOU
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from agent_signals_offline.rules.life import WAS_LIFE
-from agent_signals_offline.rules.roles import NEW_ROLE
+from agent_signals_offline.rules.kinds.life import WAS_LIFE
+from agent_signals_offline.rules.kinds.roles import NEW_ROLE
 from agent_signals_offline.rules.vocabulary import MILITARY, OCCUPATIONS, PRONOUN_I
 from agent_signals_offline.rules.word_lists import SKIP_SINGLE
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 import re
 
 from agent_signals_offline.rules.clauses import clause_core
-from agent_signals_offline.rules.negations import ANYMORE, DISLIKE, DISLIKED_POINTER, negative_statement
-from agent_signals_offline.rules.patterns import PATTERNS, content_of
-from agent_signals_offline.rules.phrasing import clean
-from agent_signals_offline.rules.preferences import PLEASE, PREFER_SCOPE, PREFER_TAIL, PREFERS
-from agent_signals_offline.rules.refusals import NEGATION, ORG, QUESTION_START, skipped, unreal
-from agent_signals_offline.rules.relations import (
+from agent_signals_offline.rules.kinds.negations import ANYMORE, DISLIKE, DISLIKED_POINTER, negative_statement
+from agent_signals_offline.rules.kinds.preferences import PLEASE, PREFER_SCOPE, PREFER_TAIL, PREFERS
+from agent_signals_offline.rules.kinds.relations import (
     FAMILY,
     MY_REL,
     PLURAL_REL,
@@ -21,7 +18,10 @@ from agent_signals_offline.rules.relations import (
     named_relation,
     relation_statement,
 )
-from agent_signals_offline.rules.roles import WORKING_AS
+from agent_signals_offline.rules.kinds.roles import WORKING_AS
+from agent_signals_offline.rules.patterns import PATTERNS, content_of
+from agent_signals_offline.rules.phrasing import clean
+from agent_signals_offline.rules.refusals import NEGATION, ORG, QUESTION_START, skipped, unreal
 from agent_signals_offline.rules.vocabulary import I_SUBJECT, YOU
 from agent_signals_offline.rules.word_lists import word_set
 

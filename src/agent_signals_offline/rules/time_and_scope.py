@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from agent_signals.core.prompts import PromptMessage, PromptSignal
+from agent_signals.core.prompting.prompts import PromptMessage, PromptSignal
 from agent_signals.core.validity import spans
 from agent_signals_offline.words import content_words
 

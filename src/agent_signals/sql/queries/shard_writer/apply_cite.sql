@@ -3,7 +3,7 @@
 -- rewritten: an update that changes a fact writes a new version, apply_create.sql, and ends the old one,
 -- apply_validity.sql.)
 with cited as (
-    delete from staging.apply_cited_evidence where batch = %(batch)s returning *
+    delete from staging.apply_cited_evidence where batch = %(write_key)s returning *
 ), inserted as (
     insert into signals.evidence (signal_id, conversation_id, message_id, quote, message_at, run_id)
     select signal_id, conversation_id, message_id, quote, message_at, %(run_id)s from cited

@@ -8,9 +8,9 @@
 -- 2020") is written ended. A held candidate (review_reason: why; m023) is written `pending`, whatever its
 -- age or validity: a reviewer decides. The batch's rows of both staging tables are consumed.
 with staged as (
-    delete from staging.apply_new_signals where batch = %(batch)s returning *
+    delete from staging.apply_new_signals where batch = %(write_key)s returning *
 ), cited as (
-    delete from staging.apply_new_evidence where batch = %(batch)s returning *
+    delete from staging.apply_new_evidence where batch = %(write_key)s returning *
 ), created as (
     insert into signals.signals as s (
         signal_id, user_id, content, normalized, kind, tier, origin, status,

@@ -10,7 +10,7 @@
 -- a profile fact already covers every agent, and a profile tombstone is never learned again for one.
 -- An update whose target is still the user's active inferred signal never restates that signal itself
 -- (`exclude`). The caller takes the first of same, own, near.
-with c as (delete from staging.apply_candidates where batch = %(batch)s returning *)
+with c as (delete from staging.apply_candidates where batch = %(write_key)s returning *)
 select c.seq,
        t.signal_id as target_id, t.origin as target_origin, t.status as target_status,
        t.snapshot as target_snapshot,

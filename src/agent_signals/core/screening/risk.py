@@ -1,0 +1,104 @@
+"""Risk marks: what makes a candidate that passed every screen still unfit to be written without a person's
+look, and screening a user's candidates as a set rather than one by one.
+
+A candidate is marked (and held for review, screen.py) when:
+- its content is not the shape a signal has (signal_shape.py: another language or script, first or second
+  person, a request, an imperative, another actor acting);
+- a message it cites carries an instruction to the agent or a claim of authority anywhere, in any of the
+  phrase tables' languages, or reads as one in English grammar (signal_shape.instruction_shape): a fact
+  drawn from such a message is suspect whatever the fact says;
+- together with the user's other candidates and known signals it reads as an instruction that none of them
+  reads as alone (an instruction split over two sentences, or over two runs);
+- it is a new core signal of a kind that tells the agent how to write and talk (STANDING_KINDS) and names an
+  action that moves money, data or rights (signal_shape.CONSEQUENTIAL).
+
+And the set is refused whole: when one candidate of a message is quarantined as an instruction, every other
+candidate citing that message is quarantined with it (step 1 of a split instruction goes with step 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agent_signals.core.prompting.extract_calls import KnownSignal
+from agent_signals.core.screening.instructions import intent_reason
+from agent_signals.core.screening.signal_shape import instruction_shape, names_action, shape_reason
+from agent_signals.core.validate import Proposal
+
+SET_SEPARATOR = "; "  # how a user's statements are joined to be read as one text
+# the kinds whose core signals tell the agent how to write and talk to the user: one of these that names an
+# action moving money, data or rights ("Prefers replies sent with the invoice paid") is about something else,
+# and held rather than made standing
+STANDING_KINDS = frozenset({"communication", "writing"})
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Per user and candidate row: why it is held (hold) or goes with a quarantined sibling (refuse)."""
+
+    hold: dict[tuple[str, int], str]
+    refuse: dict[tuple[str, int], str]
+
+
+def mark(
+    users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
+    outcomes: Mapping[tuple[str, int], tuple[str | None, str | None]],
+    language: str,
+) -> Marks:
+    """The risk marks of a shard's candidates, given what the text screens decided for each (user, row):
+    (None, None) to be written, ("quarantine", reason), ("hold", reason) or a rejection's counter."""
+    shapes: dict[str, str | None] = {}
+    messages: dict[str, str | None] = {}
+    hold: dict[tuple[str, int], str] = {}
+    refuse: dict[tuple[str, int], str] = {}
+    for user_id, (proposals, known) in users.items():
+        rows = range(len(proposals))
+        open_rows = [r for r in rows if outcomes[user_id, r][0] is None]
+        for row in open_rows:
+            if reason := _mark(proposals[row], language, shapes, messages):
+                hold[user_id, row] = reason
+        by_message: dict[tuple[str, str], list[int]] = {}
+        for row in rows:
+            for cite in proposals[row].evidence:
+                by_message.setdefault(cite.message_key, []).append(row)
+        for cited in by_message.values():
+            reasons = [outcomes[user_id, r][1] for r in cited if outcomes[user_id, r][0] == "quarantine"]
+            for row in cited if reasons else ():
+                if outcomes[user_id, row][0] in (None, "hold"):
+                    hold.pop((user_id, row), None)
+                    refuse[user_id, row] = f"refused with its message's instruction: {reasons[0]}"
+        written = [r for r in open_rows if (user_id, r) not in hold and (user_id, r) not in refuse]
+        if written and len(written) + len(known) > 1:
+            before = SET_SEPARATOR.join(s.content for s in known)
+            together = SET_SEPARATOR.join(
+                [*([before] if before else []), *(proposals[r].content for r in written)]
+            )
+            if (reason := intent_reason(together)) and not (before and intent_reason(before)):
+                for row in written:
+                    hold[user_id, row] = f"held: with the user's other signals, {_lower(reason)}"
+    return Marks(hold, refuse)
+
+
+def _mark(
+    proposal: Proposal, language: str, shapes: dict[str, str | None], messages: dict[str, str | None]
+) -> str | None:
+    """Why one candidate is held: its content's shape, or a cited message that asks the agent for
+    something (each distinct text read once for the shard)."""
+    if proposal.content not in shapes:
+        shapes[proposal.content] = shape_reason(proposal.content, language)
+    if reason := shapes[proposal.content]:
+        return f"held: {reason}"
+    if proposal.tier == "core" and proposal.kind in STANDING_KINDS and names_action(proposal.content):
+        return "held: a standing preference that names an action moving money, data or rights"
+    for cite in proposal.evidence:
+        text = cite.message.content
+        if text not in messages:
+            messages[text] = intent_reason(text) or instruction_shape(text)
+        if messages[text]:
+            return f"held: cites a message that {_lower(messages[text])}"
+    return None
+
+
+def _lower(reason: str) -> str:
+    return reason[:1].lower() + reason[1:]

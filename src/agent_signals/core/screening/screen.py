@@ -1,0 +1,298 @@
+"""Screening of what the model writes before it is stored: this pipeline writes what an agent will
+believe about a person, so it refuses secrets and personal contact data, never writes an instruction to
+the agent as a "fact" (quarantined for review instead), never re-learns its own output (a pasted
+context block, a signal quoted back), and holds for a person to review what no deterministic check can
+decide. The model can be fooled: nothing here trusts its judgement.
+
+- secrets, identifiers and contact data (core/screening/sensitive/) in a candidate's content, or a number the content
+  repeats from such data in its quote: the candidate is rejected (`skipped_sensitive`); in an evidence
+  quote only: the quote is stored redacted.
+- a special category of personal data (special.py) in a candidate's content: rejected (`skipped_special`);
+  in an evidence quote: the clause stating it is stored redacted. Unless the deployment keeps them
+  (AGENT_SIGNALS_SPECIAL_CATEGORIES=keep).
+- a candidate that reads as an instruction to the agent, claims authority or consent, or carries links,
+  markup, code or encoded blobs (instructions.py, in nine languages and through obfuscation):
+  quarantined (ops.quarantine) with the reason, not written.
+- a candidate no check can decide, held for review (the outcome's `held`, with the reason): stored as a signal of
+  status `pending`, out of every view until a reviewer approves it (AGENT_SIGNALS_REVIEW=reject: rejected,
+  `skipped_review`). A candidate citing a message that hides text from its reader (bidi overrides, tag
+  characters: text.disguises_text) is held: what was hidden cannot be screened, and the rest may be true.
+- a candidate whose evidence is the pipeline's own text: rejected (`skipped_recall`).
+- any other text the model writes (a summary, a reconciliation's merged content): `screen_text` says why
+  it must not be stored; the caller refuses it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import polars as pl
+
+from agent_signals.core.actions import Count
+from agent_signals.core.outcome import UserOutcome
+from agent_signals.core.prompting.extract_calls import KnownSignal, UserMessages, is_pipeline_output
+from agent_signals.core.screening import risk
+from agent_signals.core.screening.instructions import instruction_reason, redact_blobs
+from agent_signals.core.screening.sensitive import findings, sensitive_kinds
+from agent_signals.core.screening.sensitive import redact as redact_sensitive
+from agent_signals.core.screening.signal_shape import ENGLISH, shape_reason
+from agent_signals.core.screening.special import redact_special, special_categories
+from agent_signals.core.text import normalize_content
+from agent_signals.core.validate import Proposal, Rejection
+
+
+def redact(text: str) -> str:
+    """A text with its secrets, identifiers, contact data, encoded blobs and special-category clauses
+    replaced by `[<kind> redacted]`: evidence quotes, and everything the pipeline keeps or logs beside the
+    signals (a blob is redacted because what it encodes cannot be screened)."""
+    return redact_special(redact_blobs(redact_sensitive(text)))
+
+
+def is_instruction(content: str) -> bool:
+    """A candidate that tells the agent what to do (beyond how to phrase answers) is not a fact."""
+    return instruction_reason(content) is not None
+
+
+def screen_text(
+    text: str, *, keep_special: bool = False, language: str = ENGLISH, summary: bool = False
+) -> str | None:
+    """Why a text the model wrote (a summary, a merged signal) must not be stored where agents read it, or
+    None: what the text screens find, or a shape no signal or summary has (signal_shape.py: another
+    language, the first or second person, an instruction's grammar; a summary may name "the user"). One
+    place for every screen of free text."""
+    return _refusal(_read(text, keep_special)) or shape_reason(text, language, summary=summary)
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What the text screens find in one text (None: nothing)."""
+
+    sensitive: str | None  # the kinds of secret, identifier or contact data, comma-separated
+    special: str | None  # the special categories it states (None too when the deployment keeps them)
+    instruction: str | None  # why it reads as an instruction to the agent
+
+
+def _read(text: str, keep_special: bool) -> _Found:
+    kinds = sensitive_kinds(text)
+    categories = [] if keep_special else special_categories(text)
+    return _Found(", ".join(kinds) or None, ", ".join(categories) or None, instruction_reason(text))
+
+
+def _refusal(found: _Found) -> str | None:
+    if found.sensitive:
+        return f"holds {found.sensitive.replace('_', ' ')}"
+    if found.special:
+        return f"states {found.special.replace('_', ' ')}"
+    return found.instruction
+
+
+WITHHELD_COUNTERS = frozenset({Count.SKIPPED_SENSITIVE, Count.SKIPPED_SPECIAL})
+
+
+@dataclass
+class _Sorted:
+    """One user's candidates as screening sorts them, before the user's outcome takes them."""
+
+    keep: list[Proposal] = field(default_factory=list)
+    quarantine: list[tuple[Proposal, str]] = field(default_factory=list)
+    held: list[tuple[Proposal, str]] = field(default_factory=list)  # their quotes redacted as a kept one's
+    rejected: list[Rejection] = field(default_factory=list)
+    counts: Counter[Count] = field(default_factory=Counter)
+
+    def reject(self, proposal: Proposal, counter: Count, reason: str) -> None:
+        """Rejected as `counter`; its texts not kept at all when it holds what is refused (WITHHELD_COUNTERS)."""
+        self.counts[counter] += 1
+        self.rejected.append(Rejection.of(proposal, "screen", reason, withhold=counter in WITHHELD_COUNTERS))
+
+
+def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special: bool) -> UserOutcome:
+    """One user's validated candidates sorted into written, held for review, quarantined and rejected (a
+    user's outcome of them alone); `keep_special` is AGENT_SIGNALS_SPECIAL_CATEGORIES=keep."""
+    outcome = UserOutcome(UserMessages("", known=list(known)), proposals=list(proposals))
+    screen_shard([outcome], keep_special=keep_special)
+    return outcome
+
+
+def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, language: str = ENGLISH) -> None:
+    """Screen the candidates of a shard's users (each outcome's proposals, against its user's known
+    signals) as one polars frame, a row per candidate: each distinct text (a content, a summary) is read by
+    the text screens once for the shard, the checks of a candidate's evidence are columns beside it, and one
+    expression decides each row, in this order: sensitive, special category, recall (rejected), instruction
+    (quarantined), hidden text (held for review). Then the set (risk.py): a candidate whose message another
+    candidate was quarantined for goes with it, and one with a risk mark is held for review. Each outcome's
+    summary is screened in the same pass, shape included, and dropped when it is refused (counted
+    `summary_refused`) or when any candidate was not kept as it is (it may state what was refused or held:
+    agents must not read it before a reviewer does). `language` is the signal language
+    (AGENT_SIGNALS_SIGNAL_LANGUAGE). The outcomes change only once every user is screened: a screen that
+    raises leaves them as they were."""
+    users = {o.user_id: (o.proposals, o.user_messages.known) for o in outcomes}
+    summaries = {o.user_id: o.summary for o in outcomes if o.summary is not None}
+    rows = []
+    for user_id, (proposals, known) in users.items():
+        known_texts = {s.normalized for s in known}
+        rows += [
+            (user_id, row, p.content, _repeats_redacted(p), _recalls(p, known_texts),
+             any(c.message.disguised for c in p.evidence))
+            for row, p in enumerate(proposals)
+        ]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=_CANDIDATES, orient="row")
+    distinct = pl.concat(
+        [frame["content"], pl.Series("content", list(summaries.values()), pl.String)]
+    ).unique()
+    found = {text: _read(text, keep_special) for text in distinct.to_list()}
+    verdicts = pl.DataFrame(
+        [(text, f.sensitive, f.special, f.instruction) for text, f in found.items()],
+        schema=_VERDICTS, orient="row",
+    )  # fmt: skip
+    decided = frame.join(verdicts, on="content", how="left", maintain_order="left").select(
+        "user_id", "row", *_decide()
+    )
+    refusals = {user_id: _summary_refusal(found, summaries.get(user_id), language) for user_id in users}
+    result = {user_id: _Sorted() for user_id in users}
+    decisions = {(user_id, row): (counter, reason) for user_id, row, counter, reason in decided.iter_rows()}
+    marks = risk.mark(users, decisions, language)
+    tainted = _tainted(users, decisions)
+    quotes: dict[str, str] = {}
+    for (user_id, row), (counter, reason) in decisions.items():
+        if (user_id, row) in marks.refuse:
+            counter, reason = "quarantine", marks.refuse[user_id, row]
+        elif counter is None and (user_id, row) in marks.hold:
+            counter, reason = "hold", marks.hold[user_id, row]
+        proposal, screened = users[user_id][0][row], result[user_id]
+        taints = [
+            tainted[user_id, c.message_key] for c in proposal.evidence if (user_id, c.message_key) in tainted
+        ]
+        if taints and counter in ("quarantine", "hold"):
+            # its text is the model's word for a message that holds what was refused: not kept at all
+            counter, reason = taints[0][0], f"{taints[0][1]} (stated by another candidate of its message)"
+        if counter == "quarantine":
+            screened.quarantine.append((proposal, reason))
+        elif counter == "hold":
+            screened.held.append((_redacted(proposal, quotes, keep_special), reason))
+        elif counter is not None:
+            screened.reject(proposal, Count(counter), reason)
+        else:
+            kept = _redacted(proposal, quotes, keep_special)
+            if taints:
+                kept = _quotes_withheld(kept, proposal, user_id, tainted)
+            screened.keep.append(kept)
+    for outcome in outcomes:
+        screened = result[outcome.user_id]
+        outcome.proposals = screened.keep
+        outcome.quarantine += screened.quarantine
+        outcome.held += screened.held
+        outcome.rejected += screened.rejected
+        for counter, n in screened.counts.items():
+            outcome.count(counter, n)
+        if screened.rejected or screened.quarantine or screened.held:
+            outcome.summary = None
+        elif outcome.summary is not None and refusals[outcome.user_id] is not None:
+            outcome.summary = None
+            outcome.count(Count.SUMMARY_REFUSED)
+
+
+def _tainted(
+    users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
+    outcomes: Mapping[tuple[str, int], tuple[str | None, str | None]],
+) -> dict[tuple[str, tuple[str, str]], tuple[str, str]]:
+    """The messages a candidate was rejected for what its text holds (a secret, a special category), by
+    (user, message): (the counter, the reason). The tables may find it only in the model's words (the message
+    in a language they do not read), so the message's other candidates must not carry it either."""
+    tainted = {}
+    for (user_id, row), (counter, reason) in outcomes.items():
+        if counter in WITHHELD_COUNTERS:
+            for cite in users[user_id][0][row].evidence:
+                tainted.setdefault((user_id, cite.message_key), (counter, reason or counter))
+    return tainted
+
+
+def _quotes_withheld(kept: Proposal, proposal: Proposal, user_id: str, tainted: dict) -> Proposal:
+    """A kept candidate's quotes of a tainted message: redacted whole where redaction found nothing in them
+    (what is refused is there, in words the screens do not read)."""
+    cites = []
+    for before, after in zip(proposal.evidence, kept.evidence, strict=True):
+        taint = tainted.get((user_id, before.message_key))
+        if taint and after.quote == before.quote:
+            label = (taint[1].split(": ", 1)[-1].split(",")[0].strip() or "data").replace(" ", "_")
+            after = replace(after, quote=f"[{label} redacted]")
+        cites.append(after)
+    return replace(kept, evidence=tuple(cites))
+
+
+def _summary_refusal(found: dict[str, _Found], summary: str | None, language: str) -> str | None:
+    if summary is None:
+        return None
+    return _refusal(found[summary]) or shape_reason(summary, language, summary=True)
+
+
+_CANDIDATES = {"user_id": pl.String, "row": pl.Int64, "content": pl.String, "repeats": pl.Boolean,
+               "recall": pl.Boolean, "disguised": pl.Boolean}  # fmt: skip
+_VERDICTS = {"content": pl.String, "sensitive": pl.String, "special": pl.String, "instruction": pl.String}
+
+
+def _decide() -> tuple[pl.Expr, pl.Expr]:
+    """A candidate's outcome (the counter of a rejection, "quarantine", "hold": held for review, or null:
+    written) and its reason. What a deterministic check decides comes first; "hold" is for what none can."""
+    sensitive = pl.col("sensitive").is_not_null() | pl.col("repeats")
+    special = pl.col("special").is_not_null()
+    hides = pl.col("disguised")
+    instruction = pl.col("instruction").is_not_null()
+    outcome = (
+        pl.when(sensitive).then(pl.lit(Count.SKIPPED_SENSITIVE.value))
+        .when(special).then(pl.lit(Count.SKIPPED_SPECIAL.value))
+        .when(pl.col("recall")).then(pl.lit(Count.SKIPPED_RECALL.value))
+        .when(instruction).then(pl.lit("quarantine"))
+        .when(hides).then(pl.lit("hold"))
+        .otherwise(pl.lit(None, pl.String))
+    )  # fmt: skip
+    reason = (
+        pl.when(sensitive).then(pl.concat_str(pl.lit("sensitive: "), pl.col("sensitive").fill_null("repeats redacted data")))
+        .when(special).then(pl.concat_str(pl.lit("special category: "), pl.col("special")))
+        .when(pl.col("recall")).then(pl.lit("recall: cites the pipeline's own output"))
+        .when(instruction).then(pl.col("instruction"))
+        .when(hides).then(pl.lit("cites a message that hides text (bidi overrides or tag characters)"))
+        .otherwise(pl.lit(None, pl.String))
+    )  # fmt: skip
+    return outcome.alias("outcome"), reason.alias("reason")
+
+
+def _recalls(proposal: Proposal, known_texts: set[str]) -> bool:
+    """Its evidence is the pipeline's own text: a pasted context block, or a signal quoted back."""
+    return any(
+        is_pipeline_output(c.message) or _quotes_known(c.quote, known_texts) for c in proposal.evidence
+    )
+
+
+def _redacted(proposal: Proposal, done: dict[str, str], keep_special: bool) -> Proposal:
+    """The candidate with its evidence quotes redacted (each distinct quote once)."""
+    for cite in proposal.evidence:
+        if cite.quote not in done:
+            done[cite.quote] = redact_sensitive(cite.quote) if keep_special else redact(cite.quote)
+    cites = tuple(replace(c, quote=done[c.quote]) for c in proposal.evidence)
+    return replace(proposal, evidence=cites) if cites != proposal.evidence else proposal
+
+
+def _quotes_known(quote: str, known_texts: set[str]) -> bool:
+    """The user quoting back one of their own signals verbatim ("Works as a data engineer"): the
+    signals are third person without a subject, which a person rarely says about themselves."""
+    return normalize_content(quote) in known_texts
+
+
+_NUMBER_TOKEN = re.compile(r"\w*\d\w*")
+
+
+def _repeats_redacted(proposal: Proposal) -> bool:
+    """The content repeats a number of something its quotes hold as a secret, identifier or contact detail
+    ("Grew up on 14 March 1987" from "I was born on 14 March 1987"): the content's own words need not be
+    the cue the screen knows."""
+    content = set(_NUMBER_TOKEN.findall(proposal.content.casefold()))
+    if not content:
+        return False
+    for cite in proposal.evidence:
+        for found in findings(cite.quote):
+            if content & set(_NUMBER_TOKEN.findall(cite.quote[found.start : found.end].casefold())):
+                return True
+    return False
