@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import typing
 from pathlib import Path
 
@@ -95,23 +94,3 @@ def test_a_kind_that_writes_is_validated_and_handled_and_one_that_does_not_is_ne
         assert not (kind.embedded or kind.waits) or kind.propose is not None, kind.name
         assert (kind.name in WRITTEN) == (kind.propose is not None)
         assert kind.spoils <= SUMMARY_SPOILERS
-
-
-ROOT = SRC.parents[1]
-RECIPE = "### How to add an action kind"
-
-
-def recipe() -> str:
-    """The recipe's text in docs/architecture.md: from its heading to the next heading."""
-    text = (ROOT / "docs" / "architecture.md").read_text()
-    start = text.index(RECIPE) + len(RECIPE)
-    return text[start : text.index("\n#", start)]
-
-
-def test_the_recipe_for_a_new_action_kind_names_at_most_four_source_files_that_exist():
-    steps = re.findall(r"^\d+\. `([^`]+)`", recipe(), re.MULTILINE)
-    assert 0 < len(steps) <= 4 and all(step.startswith("src/") for step in steps), steps
-    named = [token for token in recipe().split("`") if "/" in token and " " not in token]
-    assert set(steps) < set(named)
-    missing = [path for path in named if not sorted(ROOT.glob(path.replace("vN", "v*")))]
-    assert not missing, f"docs/architecture.md's recipe names files that are not there: {missing}"
