@@ -7,7 +7,7 @@
   recorded in the runs ledger. Each expectation reads only the users the run's view refresh took
   (ops.touched_users: whoever's signals changed since the last refresh, by the run, a user path or an
   operator; the trigger signals_mark_dirty marks them), through ops.run_users(run_id) and the indexes on
-  user_id: a run's checks cost what its users cost, not the table (issue 19, point 5). Users nobody changed
+  user_id: a run's checks cost what its users cost, not the table. Users nobody changed
   cannot have broken an invariant their last check passed, with one exception: evidence deleted directly
   (not through a retraction, which marks the user) leaves an inferred signal without evidence unseen until
   its user changes; `check_tables(..., everyone=True)` reads every user.

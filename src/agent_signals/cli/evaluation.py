@@ -89,7 +89,7 @@ def eval_cmd(ctx: click.Context, dataset_path: Path, model: str | None, limit_us
     for result in results:
         click.echo(json.dumps(result))
     failed = [r for r in results if r["failures"]]
-    if failed:  # a score of users the model never answered is no score (issue 33)
+    if failed:  # a score of users the model never answered is no score
         raise AgentSignalsError(
             "; ".join(
                 f"{r['failures']} of {r['users']} users failed under {r['prompt_version']}" for r in failed
@@ -251,7 +251,7 @@ def replay_cmd(ctx: click.Context, prompt_version: str, since: datetime, until: 
     click.echo(json.dumps({**usage, "add": len(diff.add), "drop": len(diff.drop), "change": len(diff.change),
                            "retier": len(diff.retier), "rescope": len(diff.rescope),
                            "revalidity": len(diff.revalidity), "unchanged": diff.unchanged}))  # fmt: skip
-    if usage["failures"]:  # a difference that leaves users out is no difference (issue 33)
+    if usage["failures"]:  # a difference that leaves users out is no difference
         raise AgentSignalsError(
             f"{usage['failures']} of {usage['users']} users failed under {prompt_version}: the differences "
             "above leave them out",

@@ -1,5 +1,5 @@
 """Scope and validity accuracy of the evaluation: over the expected facts a signal found, is the signal's
-scope right, and is the time it says the fact held right (issue 20, point 5).
+scope right, and is the time it says the fact held right.
 
 Each found expected fact is judged on one signal: the most similar of those credited with it (the signal
 whose verdict it is first, then the first stored), so a fact that a reworded later version also cites is

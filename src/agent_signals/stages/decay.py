@@ -2,7 +2,7 @@
 it: m022) ended, the contextual inferred signals whose retention fell under the archive threshold archived (kept and queryable, out of the context views; an `archive` event each), then the decay
 scores of the dirty users' active inferred signals rewritten (the formula of core/decay.py).
 
-Its cost follows the signals due and the users touched, not the table (issue 19, point 5):
+Its cost follows the signals due and the users touched, not the table:
 
 - Archiving reads only the due signals. Retention falls with time for a fixed (last_seen_at, mentions), so
   a contextual signal is due once its age passes S * ln(1 / threshold) days: for each mention count in use
