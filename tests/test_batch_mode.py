@@ -216,14 +216,14 @@ def test_a_batch_prepared_by_a_run_that_died_before_the_provider_had_it_is_aband
 def test_a_crash_while_applying_is_finished_by_the_next_run_and_no_answer_is_applied_twice(
     new_database, monkeypatch
 ):
-    from agent_signals.stages import apply_users
+    from agent_signals.stages import apply_safely
 
     url = seeded(new_database, users=4)
     with serving(offline) as server:
         run(over(server, url, batch_mode="provider", shards=1, concurrency=1))
         (batch_id,) = batch_ids(server)
         server.finish(batch_id)
-        real = apply_users.apply_users
+        real = apply_safely.apply_users
         applied: list[str] = []
 
         async def dies_after_two(conn, settings, writes, **kwargs):  # the second group of two never written
@@ -234,7 +234,7 @@ def test_a_crash_while_applying_is_finished_by_the_next_run_and_no_answer_is_app
             return result
 
         with monkeypatch.context() as patched:
-            patched.setattr(apply_users, "apply_users", dies_after_two)
+            patched.setattr(apply_safely, "apply_users", dies_after_two)
             with pytest.raises(SystemExit):
                 run(over(server, url, batch_mode="provider", shards=1, shard_size=2, shards_in_flight=1))
         assert rows(url, "select count(*) from ops.batch_requests where status = 'applied'") == [(2,)]

@@ -7,7 +7,7 @@ nothing.
 Decide, then write: a write that takes users over the core cap is rolled back before the model is asked
 (stages/reconcile.py), then written again with the model's plans; no model call is made while the
 transaction is open or any of its users' rows is locked. Under the cap there is one transaction, no call.
-A failing group is the caller's to split (stages/apply_users.py): every user of it is left unwritten."""
+A failing group is the caller's to split (stages/apply_safely.py): every user of it is left unwritten."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from agent_signals.core.outcome import UserOutcome
 from agent_signals.stages.reconcile import CapCrossed, Decide, Reconciliation, enforce_caps, reconcile
 from agent_signals.store.shard_writer import ShardWriter
 
-# A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_users.py's _rehearsed).
+# A context each of apply's transactions runs inside (a replay's rehearsal: stages/apply_safely.py's _rehearsed).
 Around = Callable[[], AbstractAsyncContextManager[None]]
-# A last statement in the transaction that writes (stages/apply_users.py: a batch's requests closed).
+# A last statement in the transaction that writes (stages/apply_safely.py: a batch's requests closed).
 Finish = Callable[[psycopg.AsyncConnection], Awaitable[None]]
 
 

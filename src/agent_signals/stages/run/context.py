@@ -196,7 +196,7 @@ async def cut_off(ctx: RunContext, exc: BaseException) -> bool:
 
 class Rehearsal(Protocol):
     """What a replay (replay.py) changes in a dry run's stages: what the model is shown, and what happens
-    around each user's apply, inside one transaction that is always rolled back (apply_users._rehearsed)."""
+    around each user's apply, inside one transaction that is always rolled back (apply_safely._rehearsed)."""
 
     def shown(self, user: UserMessages) -> UserMessages: ...
 

@@ -15,7 +15,7 @@ from uuid import UUID
 from agent_signals.adapters import expectations
 from agent_signals.config import Settings
 from agent_signals.core.actions import Count
-from agent_signals.stages.apply_users import apply_safely
+from agent_signals.stages.apply_safely import apply_safely
 from agent_signals.stages.extract import conclude, embed_safely, extract_safely, proposals_frame
 from agent_signals.stages.run import batches
 from agent_signals.stages.run.context import RunContext, RunSpec, cut_off, stage, stopped, timed

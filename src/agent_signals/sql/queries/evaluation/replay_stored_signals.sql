@@ -4,7 +4,7 @@
 -- rule of apply matches (find_restated.sql, the unique active text, the core cap all pass over merged
 -- signals), so the candidate's proposals are applied as if the window had never been extracted while the
 -- user's tombstones and own signals stay in force. Only ever inside a replay's transaction, which is always
--- rolled back (stages/apply_users.py: _rehearsed).
+-- rolled back (stages/apply_safely.py: _rehearsed).
 with compared as (
     select s.signal_id, s.user_id, s.content, s.kind, s.tier, s.agent_id, s.valid_from, s.valid_to,
            array_agg(e.conversation_id order by e.conversation_id, e.message_id) as conversation_ids,
