@@ -429,7 +429,7 @@ def test_a_first_build_waits_for_another_one_and_refreshes_on_the_views_it_made(
                    and database = (select oid from pg_database where datname = current_database())"""
     with ThreadPoolExecutor(1) as pool:
         with psycopg.connect(conn.info.dsn, autocommit=True) as other:
-            other.execute(query("dbt/lock_view_build"))  # another run's first build has begun
+            other.execute(query("dbt_views/lock_view_build"))  # another run's first build has begun
             second = pool.submit(dbt_views.refresh, vs, new_run(conn, "ann"))
             deadline = time.monotonic() + 120  # a liveness bound, not a speed figure
             while conn.execute(waiting).fetchone()[0] == 0:
