@@ -149,7 +149,7 @@ def serve_cmd(ctx: click.Context) -> None:
         stop that completed, not a failure."""
 
         terminated = False
-        stopping: asyncio.Task | None = None
+        stop_task: asyncio.Task | None = None  # held until done (Prefect's own `stopping` is its flag)
 
         def handle_sigterm(self, *args, **kwargs) -> None:
             if self.terminated or self._loop is None:
@@ -161,7 +161,7 @@ def serve_cmd(ctx: click.Context) -> None:
             self._loop.call_soon_threadsafe(self._stop_in_loop)
 
         def _stop_in_loop(self) -> None:
-            self.stopping = asyncio.ensure_future(self.astop())
+            self.stop_task = asyncio.ensure_future(self.astop())
 
     deployments = build(settings_of(ctx))
     with prefect_api() as (api_url, server_log):
