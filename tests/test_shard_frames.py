@@ -83,6 +83,7 @@ def test_a_shard_screened_as_one_frame_decides_each_candidate_as_a_user_screened
         return real(text)
 
     alone = {u: outcome(screen.screen(p, k, keep_special=False)) for u, (p, k) in users.items()}
+    screen._read.cache_clear()  # each distinct text is read once while a process keeps its findings
     monkeypatch.setattr(screen, "sensitive_kinds", counted)
     together = outcomes(users)
     screen.screen_shard(together, keep_special=False)
@@ -167,7 +168,9 @@ def test_a_fact_many_users_state_is_embedded_once_and_written_for_each(
 @pytest.mark.flow
 @pytest.mark.usefixtures("prefect_harness")
 def test_a_bug_in_screening_fails_only_the_user_it_is_about(conn, settings_with, scripted, monkeypatch):
-    settings: Settings = settings_with(shards=1, failing_user_backoff_s=0)
+    # the broken screen is patched into this process: the run screens here (no worker processes)
+    settings: Settings = settings_with(shards=1, failing_user_backoff_s=0, workers=0)
+    screen._read.cache_clear()
 
     def answer(prompt) -> str:
         text = user_texts(prompt)

@@ -183,7 +183,7 @@ class DatabaseSettings(_Group):
 class RunSettings(_Group):
     """What a run extracts and keeps, how much it may spend, and how its users are spread over shards and workers."""
 
-    concurrency: int = Field(default=8, ge=1, le=256, description="Users extracted at the same time.")
+    concurrency: int = Field(default=8, ge=1, le=256, description="Model calls in flight at once (twice as many users are in progress).")
     failing_user_attempts: int = Field(
         default=3,
         ge=1,
@@ -257,6 +257,14 @@ class RunSettings(_Group):
         default=None, description="Dask scheduler address for runner=dask; unset: a local cluster."
     )
     dask_workers: int = Field(default=2, ge=1, description="Worker processes of that local Dask cluster.")
+    workers: int | None = Field(
+        default=None,
+        ge=0,
+        le=256,
+        description="Worker processes a run does its CPU work in (rendering, token counting, parsing, "
+        "validation, screening), so that its event loop only waits for the model; unset: the machine's "
+        "cores; 0: in the event loop's own process.",
+    )
 
     @field_validator("kinds", "exclusive_kinds", mode="before")
     @classmethod
@@ -422,6 +430,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "shard_run_timeout_s": ("run", "shard_run_timeout_s"),
     "dask_address": ("run", "dask_address"),
     "dask_workers": ("run", "dask_workers"),
+    "workers": ("run", "workers"),
     "batch_mode": ("batch", "mode"),
     "batch_wait_s": ("batch", "wait_s"),
     "batch_poll_s": ("batch", "poll_s"),

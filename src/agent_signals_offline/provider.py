@@ -13,6 +13,7 @@ from litellm import CustomLLM, EmbeddingResponse, ModelResponse
 from litellm.types.utils import Usage
 
 from agent_signals.config import OFFLINE_MODEL
+from agent_signals.core.prompting.extract_calls import count_prompt
 from agent_signals.core.prompting.prompts import (
     SummaryLine,
     is_reconcile_prompt,
@@ -36,7 +37,7 @@ def fill_response(
     model_response.choices[0].finish_reason = "stop"
     model_response.model = model
     model_response.created = int(time.time())
-    prompt_tokens = litellm.token_counter(model=model, messages=messages)
+    prompt_tokens = count_prompt(model, messages)  # litellm's count, the instructions counted once
     completion_tokens = litellm.token_counter(model=model, text=text, count_response_tokens=True)
     model_response.usage = Usage(  # type: ignore[attr-defined]
         prompt_tokens=prompt_tokens,

@@ -1,7 +1,10 @@
 """The extract stage of a shard: one user's model call(s), each action of the answer validated into the
-user's outcome (core/outcome.py: UserOutcome, which flows on to apply); then the shard's proposals screened
-as one frame (conclude: what to write, quarantine, hold for review or reject), the summary an answer gave
-kept only when it describes exactly what is written; extract_safely records a failing user and goes on;
+user's outcome (core/outcome.py: UserOutcome, which flows on to apply) and, after the last answer, the
+user's candidates screened (what to write, quarantine, hold for review or reject), the summary an answer
+gave kept only when it describes exactly what is written; the CPU work of this (rendering, counting,
+parsing, validation, screening: core/user_work.py) is done in the run's worker processes
+(stages/run/workers.py) while the event loop waits for the model; conclude then decides what of the held
+can wait for review; extract_safely records a failing user and goes on;
 embed_safely embeds the shard's candidates (proposals_frame: the proposals and those held for review), each
 distinct content once, in as few calls as possible.
 
@@ -19,13 +22,12 @@ from dataclasses import replace
 import polars as pl
 
 from agent_signals.adapters import llm
+from agent_signals.core import user_work
 from agent_signals.core.actions import EMBEDDED, Count, action_of
-from agent_signals.core.outcome import UserOutcome, validate_answer
-from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
-from agent_signals.core.prompting.extract_calls import Call, UserMessages, build_calls
+from agent_signals.core.outcome import UserOutcome
+from agent_signals.core.prompting.extract_calls import Call, UserMessages
 from agent_signals.core.retries import TRANSIENT_MODEL_FAULTS
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.core.screening.screen import screen_shard
 from agent_signals.core.validate import Proposal, Rejection
 from agent_signals.stages import embed
 from agent_signals.stages.run.calls import complete, record_calls
@@ -35,26 +37,45 @@ from agent_signals.stages.run.failures import UserFailed, fail
 log = redacting_logger(__name__)
 
 
-async def extract_user(ctx: RunContext, user: UserMessages) -> UserOutcome:
-    """Model call(s) for one user and validation of each action (screening is the shard's: conclude).
-    Raises UserFailed."""
-    calls = plan_calls(ctx, user)
-    outcome = UserOutcome(user, ctx.provenance, calls=len(calls), figures=ctx.stats.actions)
-    for call in calls:
-        read = list(call.messages.values())
-        try:
-            completion = await complete(ctx, call.prompt, "extract")
-        except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
-            counted = exc.kind not in TRANSIENT_MODEL_FAULTS
-            raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
-        judge(ctx, call, completion.text, outcome)
+async def extract_user(ctx: RunContext, user: UserMessages, started: dict[str, float]) -> UserOutcome:
+    """One user's prompts, model call(s), and the answers judged and screened (the CPU work in the run's
+    worker processes: core/user_work.py). At most IN_FLIGHT_PER_SLOT users a model slot have their prompts
+    made and calls out; their answers are judged after, while the next users' calls go out. Raises
+    UserFailed, or NotStarted before the first call."""
+    async with ctx.pacing.users_in_flight:
+        started[user.user_id] = time.monotonic()
+        calls = await plan_calls(ctx, user)
+        outcome = UserOutcome(user, ctx.provenance, calls=len(calls), figures=ctx.stats.actions)
+        answers = []
+        for index, call in enumerate(calls):
+            if answers:  # an earlier call's answer, judged before the next call is made
+                outcome = await judge(ctx, *answers.pop(), outcome)
+            answers.append((call, await _ask(ctx, call, first=index == 0)))
+    if answers:
+        outcome = await judge(ctx, *answers.pop(), outcome, settle_after=True)
     return outcome
 
 
-def plan_calls(ctx: RunContext, user: UserMessages) -> list[Call]:
-    """The user's prompts (extract_calls.build_calls), with the run's figures and warnings for what they show."""
+async def _ask(ctx: RunContext, call: Call, *, first: bool) -> str:
+    """One call's answer, made in one of the AGENT_SIGNALS_CONCURRENCY model slots."""
+    async with ctx.pacing.model_slots:
+        if first and (ctx.budget_exhausted or ctx.stop.stopped):
+            raise NotStarted("budget" if ctx.budget_exhausted else "stopped")
+        try:
+            return (await complete(ctx, call.prompt, "extract")).text
+        except llm.ModelUnavailable as exc:  # transient faults are the model's, the others this prompt's
+            counted = exc.kind not in TRANSIENT_MODEL_FAULTS
+            read = list(call.messages.values())
+            raise UserFailed("extract", exc.kind, str(exc), read, counted=counted) from exc
+
+
+async def plan_calls(ctx: RunContext, user: UserMessages) -> list[Call]:
+    """The user's prompts (user_work.plan), with the run's figures and warnings for what they show.
+    Raises UserFailed when none can be built."""
     stats = ctx.stats
-    calls = build_calls(user, ctx.settings, ctx.until.date())
+    calls = await ctx.workers.run_soon(user_work.plan, user, ctx.settings, ctx.until.date())
+    if isinstance(calls, user_work.Refused):
+        raise UserFailed(calls.stage, calls.kind, calls.message, user.messages)
     hidden = sum(1 for m in user.messages if m.hidden)
     if hidden:  # read without their invisible characters (text.clean); counted so that a run shows it
         stats.actions[Count.MESSAGES_HIDDEN_TEXT] += hidden
@@ -70,45 +91,50 @@ def plan_calls(ctx: RunContext, user: UserMessages) -> list[Call]:
     return calls
 
 
-def judge(ctx: RunContext, call: Call, text: str, outcome: UserOutcome) -> None:
+async def judge(
+    ctx: RunContext, call: Call, text: str, outcome: UserOutcome, *, settle_after: bool = False
+) -> UserOutcome:
     """One call's answer parsed and each of its actions validated against what the call showed, into the
-    user's outcome (the same for a direct answer and one read from a provider batch). Raises UserFailed for
-    an answer that cannot be parsed."""
-    try:
-        answer = parse_extract_actions(text)
-    except InvalidAnswer as exc:
-        read = list(call.messages.values())
-        raise UserFailed("validate", "invalid_answer", exc.reason, read, raw=exc.raw) from None
-    validate_answer(answer, call, ctx.settings, outcome)
+    user's outcome (the same for a direct answer and one read from a provider batch); with `settle_after`
+    (the user's last answer), the outcome screened too (settled). Raises UserFailed for an answer that
+    cannot be parsed, or a screen that fails."""
+    judged = await ctx.workers.run(
+        user_work.judge, call, text, ctx.settings, _sent(outcome), settle_after=settle_after
+    )
+    if isinstance(judged, user_work.Refused):
+        read = list(call.messages.values()) if judged.stage == "validate" else outcome.read
+        raise UserFailed(judged.stage, judged.kind, judged.message, read, raw=judged.raw)
+    return _received(ctx, judged)
+
+
+async def settled(ctx: RunContext, outcome: UserOutcome) -> UserOutcome:
+    """The user's candidates screened and the answer's summary kept or dropped (user_work.settle), for an
+    outcome whose answers were judged without it. Raises UserFailed for a screen that fails."""
+    done = await ctx.workers.run(user_work.settle, _sent(outcome), ctx.settings)
+    if isinstance(done, user_work.Refused):
+        raise UserFailed(done.stage, done.kind, done.message, outcome.read)
+    return _received(ctx, done)
+
+
+def _sent(outcome: UserOutcome) -> UserOutcome:
+    """The outcome as a worker gets it: without the run's figures (its counts come back in `figures`)."""
+    outcome.figures = None
+    return outcome
+
+
+def _received(ctx: RunContext, outcome: UserOutcome) -> UserOutcome:
+    """A worker's outcome back in the run: the counts it made added to the run's figures, which its next
+    counts go to as they are made."""
+    ctx.stats.actions.update(outcome.figures or {})
+    outcome.figures = ctx.stats.actions
+    return outcome
 
 
 async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> dict[str, UserOutcome]:
-    """Screen the shard's proposals against each user's known signals, as one frame (screen.screen_shard);
-    keep an answer's summary only where it describes exactly what gets written. Never raises: a bug in
-    screening fails the users it is about (recorded, retried next run), not the shard."""
+    """The shard's screened users (None: failed or skipped, left out); a candidate screening held for review
+    is rejected instead where it cannot wait (_not_held)."""
     answered = {o.user_id: o for o in outcomes if o is not None}
-    # the answer's summary is kept only when it can describe exactly what gets written: one call, every
-    # candidate passed validation and screening, and the summary itself passes (apply checks the rest). A
-    # refused summary is left to the summarize stage, which writes it from the stored signals.
     for o in answered.values():
-        if not _may_summarize(ctx, o):
-            o.summary = None
-    keep_special = ctx.settings.screening.special_categories == "keep"
-    language = ctx.settings.screening.signal_language
-    try:
-        screen_shard(list(answered.values()), keep_special=keep_special, language=language)
-        screened = list(answered.values())
-    except Exception:  # a bug: screened again user by user, so that it fails only the users it is about
-        log.exception("screening the shard failed; screening its users one at a time")
-        screened = []
-        for o in answered.values():
-            try:
-                screen_shard([o], keep_special=keep_special, language=language)
-                screened.append(o)
-            except Exception as exc:
-                log.exception("user %s failed at screening", o.user_id)
-                await fail(ctx, o.user_id, "extract", type(exc).__name__, str(exc), read=o.read, counted=True)
-    for o in screened:
         held = []
         for p, reason in o.held:
             refused = _not_held(ctx, p)
@@ -118,18 +144,7 @@ async def conclude(ctx: RunContext, outcomes: Sequence[UserOutcome | None]) -> d
                 o.count(Count.SKIPPED_REVIEW)
                 o.rejected.append(Rejection.of(p, "screen", f"held for review, {refused}: {reason}"))
         o.held = held
-    return {o.user_id: o for o in screened}
-
-
-def _may_summarize(ctx: RunContext, outcome: UserOutcome) -> bool:
-    """Whether the answer's summary may describe what gets written: one call, no action rejected, the
-    summaries on, and only profile facts (a summary is the profile's: the model's may mix in an agent's)."""
-    return (
-        outcome.calls == 1
-        and not any(not r.kept for r in outcome.rejected)
-        and ctx.settings.run.summaries
-        and all(p.agent_id is None for p in outcome.proposals)
-    )
+    return answered
 
 
 def _not_held(ctx: RunContext, proposal: Proposal) -> str | None:
@@ -148,32 +163,46 @@ async def extract_safely(
     ctx: RunContext, user: UserMessages, started: dict[str, float]
 ) -> UserOutcome | None:
     """Never raises: a user whose extraction failed is recorded (None) and retried next run. Once the
-    budget is spent, users not yet started are skipped (None): still pending, the next run takes them."""
-    async with ctx.pacing.model_slots:
-        stats = ctx.stats
-        if ctx.budget_exhausted or ctx.stop.stopped:
-            stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
-            return None
-        started[user.user_id] = time.monotonic()
-        stats.note_user(user.user_id)
-        stats.messages += len(user.messages)
-        stats.conversations += len({m.conversation_id for m in user.messages})
-        try:
-            return await extract_user(ctx, user)
-        except llm.ModelMisconfigured as exc:  # not this user's fault: no failure recorded, still pending
-            stats.users -= 1
-            stats.messages -= len(user.messages)
-            stats.conversations -= len({m.conversation_id for m in user.messages})
-            stats.skipped_users["stopped"] += 1
-            ctx.halt(exc)
-        except UserFailed as exc:
-            await fail(ctx, user.user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read,
-                       counted=exc.counted)  # fmt: skip
-        except Exception as exc:  # a bug: this user only
-            log.exception("user %s failed at extract", user.user_id)
-            await fail(ctx, user.user_id, "extract", type(exc).__name__, str(exc), read=user.messages,
-                       counted=True)  # fmt: skip
+    budget is spent, users whose first call is not made yet are skipped (None): still pending, the next run
+    takes them."""
+    stats = ctx.stats
+    if ctx.budget_exhausted or ctx.stop.stopped:
+        stats.skipped_users["budget" if ctx.budget_exhausted else "stopped"] += 1
         return None
+    stats.note_user(user.user_id)
+    stats.messages += len(user.messages)
+    stats.conversations += len({m.conversation_id for m in user.messages})
+
+    def not_started(why: str) -> None:  # not this user's doing: no failure recorded, still pending
+        stats.users -= 1
+        stats.messages -= len(user.messages)
+        stats.conversations -= len({m.conversation_id for m in user.messages})
+        stats.skipped_users[why] += 1
+        started.pop(user.user_id, None)
+
+    try:
+        return await extract_user(ctx, user, started)
+    except NotStarted as exc:
+        not_started(exc.why)
+    except llm.ModelMisconfigured as exc:
+        not_started("stopped")
+        ctx.halt(exc)
+    except UserFailed as exc:
+        await fail(ctx, user.user_id, exc.stage, exc.kind, exc.message, exc.raw, read=exc.read,
+                   counted=exc.counted)  # fmt: skip
+    except Exception as exc:  # a bug: this user only
+        log.exception("user %s failed at extract", user.user_id)
+        await fail(ctx, user.user_id, "extract", type(exc).__name__, str(exc), read=user.messages,
+                   counted=True)  # fmt: skip
+    return None
+
+
+class NotStarted(Exception):
+    """The user's first call was not made: the run's budget is spent or the run stops (`why`)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 def proposals_frame(ready: dict[str, UserOutcome]) -> pl.DataFrame:

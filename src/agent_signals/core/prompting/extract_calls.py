@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import lru_cache
 from uuid import UUID
 
 from agent_signals.config import Settings
@@ -126,10 +127,59 @@ class PromptBudgetTooSmall(AgentSignalsError):
 
 def prompt_tokens(settings: Settings, prompt: list[dict[str, str]]) -> int:
     """Tokens of a rendered prompt by litellm's counter for the configured model: the tokenizer litellm
-    knows for a real model, and the count the offline model reports as its usage."""
+    knows for a real model, and the count the offline model reports as its usage (count_prompt)."""
+    return count_prompt(settings.model.name, prompt)
+
+
+def count_prompt(model: str, prompt: Sequence[dict[str, str]]) -> int:
+    """litellm.token_counter(model, messages=prompt), the fixed head of the prompt (every message but the
+    last: the instructions of a prompt version, the same for every user) counted once a process: litellm
+    counts a prompt message by message, so the head's count plus the last message's is the whole's, less
+    what both counts add once for the reply (_overlap). For a model whose counter does not add up so (found
+    on its first prompt), the whole prompt is counted each time."""
     import litellm
 
-    return litellm.token_counter(model=settings.model.name, messages=prompt)
+    if len(prompt) < 2 or not _adds_up(model, prompt):
+        return litellm.token_counter(model=model, messages=list(prompt))
+    head = tuple((m["role"], m["content"]) for m in prompt[:-1])
+    return (
+        _head_tokens(model, head)
+        + litellm.token_counter(model=model, messages=[prompt[-1]])
+        - _overlap(model)
+    )
+
+
+@lru_cache(maxsize=64)
+def _head_tokens(model: str, head: tuple[tuple[str, str], ...]) -> int:
+    import litellm
+
+    return litellm.token_counter(model=model, messages=[{"role": r, "content": c} for r, c in head])
+
+
+@lru_cache(maxsize=64)
+def _overlap(model: str) -> int:
+    import litellm
+
+    one, two = {"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "Hello there."}
+    apart = litellm.token_counter(model=model, messages=[one]) + litellm.token_counter(
+        model=model, messages=[two]
+    )
+    return apart - litellm.token_counter(model=model, messages=[one, two])
+
+
+_ADDS_UP: dict[str, bool] = {}
+
+
+def _adds_up(model: str, prompt: Sequence[dict[str, str]]) -> bool:
+    """Whether the model's counter adds up message by message, checked on its first prompt in a process."""
+    if model not in _ADDS_UP:
+        import litellm
+
+        whole = litellm.token_counter(model=model, messages=list(prompt))
+        head = tuple((m["role"], m["content"]) for m in prompt[:-1])
+        last = litellm.token_counter(model=model, messages=[prompt[-1]])
+        _ADDS_UP[model] = _head_tokens(model, head) + last - _overlap(model) == whole
+    return _ADDS_UP[model]
 
 
 def build_calls(user: UserMessages, settings: Settings, today: date) -> list[Call]:

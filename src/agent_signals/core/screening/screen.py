@@ -28,6 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import polars as pl
 
@@ -75,7 +76,13 @@ class _Found:
     instruction: str | None  # why it reads as an instruction to the agent
 
 
+READ_CACHE = 16_384  # distinct texts whose findings a process keeps (a few MB)
+
+
+@lru_cache(maxsize=READ_CACHE)
 def _read(text: str, keep_special: bool) -> _Found:
+    """What the text screens find in a text, each distinct text read once in a process while it is among the
+    READ_CACHE last read (a run's users share many texts: the same fact, summaries of the same signals)."""
     kinds = sensitive_kinds(text)
     categories = [] if keep_special else special_categories(text)
     return _Found(", ".join(kinds) or None, ", ".join(categories) or None, instruction_reason(text))

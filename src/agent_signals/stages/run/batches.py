@@ -93,10 +93,9 @@ async def submit(ctx: RunContext, users: list[UserMessages]) -> list[UserOutcome
             else settings.model.max_answer_tokens
         )
         try:
-            calls = plan_calls(ctx, user)
-        except Exception as exc:  # a prompt that cannot be built (a bug, or a budget too small): this user
-            await fail(ctx, user.user_id, "extract", type(exc).__name__, str(exc), read=user.messages,
-                       counted=True)  # fmt: skip
+            calls = await plan_calls(ctx, user)
+        except UserFailed as exc:  # a prompt that cannot be built (a bug, or a budget too small): this user
+            await fail(ctx, user.user_id, exc.stage, exc.kind, exc.message, read=exc.read, counted=True)
             continue
         if not calls:
             ctx.stats.note_user(user.user_id)
@@ -249,7 +248,7 @@ async def _collect_user(
     asked = Provenance(ctx.run_id, requests[0].prompt_version, requests[0].model)  # recorded with its writes
     outcome = UserOutcome(user, asked, batch_key, calls=len(requests), figures=stats.actions)
     try:
-        for request in requests:
+        for index, request in enumerate(requests):
             result = answers[request.custom_id]
             shown = [m for m in request.messages if m.handle]
             call_read = [found[(m.conversation_id, m.message_id)] for m in shown
@@ -277,7 +276,8 @@ async def _collect_user(
                           for m in shown if (m.conversation_id, m.message_id) in found},
                 signals={h: signals[s] for h, s in request.signals if s in signals},
             )  # fmt: skip
-            judge(ctx, call, completion.text, outcome)
+            last = index == len(requests) - 1
+            outcome = await judge(ctx, call, completion.text, outcome, settle_after=last)
     except UserFailed as exc:
         stats.batches["failed"] += 1
         await fail(

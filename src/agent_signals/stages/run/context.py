@@ -25,6 +25,7 @@ from agent_signals.config import Settings
 from agent_signals.core.outcome import Provenance
 from agent_signals.core.prompting.extract_calls import UserMessages
 from agent_signals.core.screening.redaction import redacting_logger
+from agent_signals.stages.run.workers import Workers, shared_workers
 from agent_signals.store import database
 from agent_signals.store.ledger import runs
 from agent_signals.store.source import Window
@@ -70,6 +71,11 @@ class RunContext:
     already_spent: tuple[int, float] = (0, 0.0)  # tokens and USD spent by the run before this context joined
     rehearsal: Rehearsal | None = None  # a replay's (dry run only): see Rehearsal
     recording: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of answered calls at a time
+
+    @property
+    def workers(self) -> Workers:
+        """The worker processes of this process's part of the run, shared by its shards (workers.py)."""
+        return shared_workers(self.settings)
 
     @property
     def until(self) -> datetime:
@@ -274,7 +280,8 @@ class Pacing:
     Across processes, AGENT_SIGNALS_PREFECT_RATE_LIMIT paces calls through Prefect."""
 
     limiter: pacing.RateLimiter
-    model_slots: asyncio.Semaphore
+    model_slots: asyncio.Semaphore  # model calls out at once
+    users_in_flight: asyncio.Semaphore  # users in progress: IN_FLIGHT_PER_SLOT for each model slot
 
 
 def shared_pacing(settings: Settings) -> Pacing:
@@ -284,8 +291,15 @@ def shared_pacing(settings: Settings) -> Pacing:
            asyncio.get_running_loop())  # fmt: skip
     if _shared_pacing is None or _shared_pacing[0] != key:
         limiter = pacing.RateLimiter(settings.model.requests_per_minute, settings.model.tokens_per_minute)
-        _shared_pacing = (key, Pacing(limiter, asyncio.Semaphore(settings.run.concurrency)))
+        slots = settings.run.concurrency
+        _shared_pacing = (
+            key,
+            Pacing(limiter, asyncio.Semaphore(slots), asyncio.Semaphore(slots * IN_FLIGHT_PER_SLOT)),
+        )
     return _shared_pacing[1]
 
 
 _shared_pacing: tuple[tuple, Pacing] | None = None
+# users in progress for each model slot: while one user's call is out, the next one's prompts are made and
+# the last one's answer judged and screened (in the worker processes), so that a slot never waits for them
+IN_FLIGHT_PER_SLOT = 2

@@ -17,7 +17,7 @@ from agent_signals.adapters import llm, providers, structured
 from agent_signals.config import Settings
 from agent_signals.core.prompting.extract_calls import prompt_version
 from agent_signals.core.screening.redaction import redacting_logger
-from agent_signals.stages.run import interrupts
+from agent_signals.stages.run import interrupts, workers
 from agent_signals.stages.run.context import (
     RunContext,
     RunListeners,
@@ -117,6 +117,7 @@ async def open_run(
         finally:
             signals.close()
             forget_stop(ctx.run_id)
+            workers.close_shared()
             await pool.close()
             await ledger.close()
     if ctx.stop.database is not None and not isinstance(failure, database.DatabaseLost):

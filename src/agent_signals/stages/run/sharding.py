@@ -138,6 +138,7 @@ async def _process_locked(ctx: RunContext, user_ids: list[str]) -> None:
     if not user_ids:
         return
     split = await batches.split(ctx, user_ids)  # users out in a provider batch are left alone
+    ctx.workers.begin()  # the worker processes start while the users' messages load
     with timed(ctx, "process.load"):
         async with ctx.pool.connection() as conn:
             user_messages = (await load_shard(conn, ctx.settings, split.free, ctx.window)).user_messages()

@@ -1,0 +1,178 @@
+"""The run's CPU work off its event loop: AGENT_SIGNALS_WORKERS worker processes (default: the machine's
+cores) render and count a user's prompts, parse and validate the answers and screen the candidates
+(core/user_work.py), so that the loop only waits (for the model, the database) and a call's time is the
+model's latency. Every shard of the run in this process shares them (shared_workers), as it shares the
+model's pacing; the run closes them as it ends (close_shared).
+
+The processes fork from a server that has loaded the screens once (preload.py: multiprocessing's
+forkserver), so a pool starts in milliseconds and its processes share that memory. They ignore SIGINT and
+SIGTERM: the run stops them as it stops. AGENT_SIGNALS_WORKERS=0, or a process that may not have children
+(a Dask worker's), does the work in the loop itself, with the same functions."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import heapq
+import itertools
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import ParamSpec, TypeVar
+
+from agent_signals.config import Settings
+from agent_signals.core import user_work
+from agent_signals.core.screening.redaction import redacting_logger
+
+log = redacting_logger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+PRELOAD = "agent_signals.stages.run.preload"
+SOON, LATER = 0, 1  # the priorities of waiting work: what the model's calls wait for, then the rest
+
+
+def worker_count(settings: Settings) -> int:
+    """The run's worker processes: AGENT_SIGNALS_WORKERS (unset: the cores this process may use), none in
+    a process that may not have children (a daemon, such as a Dask worker)."""
+    if multiprocessing.current_process().daemon:
+        return 0
+    if settings.run.workers is not None:
+        return settings.run.workers
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class Workers:
+    """A pool of worker processes, started on first use (a run with nothing to extract starts none), in a
+    thread: the first start of a process waits for the fork server to load the screens (seconds), which the
+    event loop must not wait for."""
+
+    def __init__(self, count: int, model: str) -> None:
+        self.count = count
+        self.model = model
+        self._starting: Future[ProcessPoolExecutor] | None = None
+        self._busy = 0  # jobs in the processes: at most one each, the others wait here, by priority
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+
+    def begin(self) -> None:
+        """Start the processes now, in the background (the run is about to need them)."""
+        if self.count and self._starting is None:
+            self._starting = Future()
+            threading.Thread(target=self._start, name="agent-signals-workers", daemon=True).start()
+
+    async def run(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """fn(*args, **kwargs) in a worker process (in this one with no workers), after the work waiting for
+        the model (run_soon). A worker that died (killed, out of memory) fails the work it had; the pool is
+        started again for the next."""
+        if not self.count:
+            return fn(*args, **kwargs)
+        self.begin()
+        return await self._run(LATER, fn, *args, **kwargs)
+
+    async def run_soon(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """As run, for work the model's calls wait for (a user's prompts): before any other waiting work,
+        and done in this process while the pool is still starting, so that the first calls of a process do
+        not wait for the fork server to load the screens."""
+        self.begin()
+        if not self.count or self._starting is None or not self._starting.done():
+            return fn(*args, **kwargs)
+        return await self._run(SOON, fn, *args, **kwargs)
+
+    async def _run(self, priority: int, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        starting = self._starting
+        assert starting is not None
+        executor = await asyncio.wrap_future(starting)
+        await self._turn(priority)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                executor, functools.partial(fn, *args, **kwargs)
+            )
+        except BrokenProcessPool:
+            if self._starting is starting:
+                log.warning("a worker process ended abruptly; its pool is started again")
+                self._starting = None
+                executor.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            self._next()
+
+    async def _turn(self, priority: int) -> None:
+        """Wait for a free process (the executor would queue the jobs in the order they came)."""
+        if self._busy < self.count and not self._waiting:
+            self._busy += 1
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiting, (priority, next(self._order), turn))
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():  # it was handed the process as it was cancelled
+                self._next()
+            raise
+
+    def _next(self) -> None:
+        """A process is free: to the first waiting job, if any."""
+        while self._waiting:
+            _priority, _order, turn = heapq.heappop(self._waiting)
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._busy -= 1
+
+    def _start(self) -> None:
+        """The pool, its processes forked and warm (each has run a first task), into self._starting."""
+        starting = self._starting
+        assert starting is not None
+        try:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload([PRELOAD])
+            executor = ProcessPoolExecutor(
+                self.count, mp_context=context, initializer=_initialize, initargs=(self.model,)
+            )
+            for done in [executor.submit(os.getpid) for _ in range(self.count)]:
+                done.result()
+        except BaseException as exc:
+            starting.set_exception(exc)
+        else:
+            starting.set_result(executor)
+
+    def close(self) -> None:
+        starting, self._starting = self._starting, None
+        if starting is not None:
+            with contextlib.suppress(Exception):  # one that never started has nothing to stop
+                starting.result().shutdown(wait=True, cancel_futures=True)
+
+
+def _initialize(model: str) -> None:
+    """A worker process: stopped by the run, not by the signals the run handles; warm (preload.py has
+    loaded the screens in the server it forked from: this loads the model's tokenizer)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    user_work.warm(model)
+
+
+def shared_workers(settings: Settings) -> Workers:
+    """The workers of this process for these settings (made on first use, kept until close_shared)."""
+    global _shared
+    key = (worker_count(settings), settings.model.name)
+    if _shared is None or (_shared.count, _shared.model) != key:
+        if _shared is not None:
+            _shared.close()
+        _shared = Workers(*key)
+    return _shared
+
+
+def close_shared() -> None:
+    """Stop this process's workers (the run that opened them ends)."""
+    global _shared
+    if _shared is not None:
+        _shared.close()
+        _shared = None
+
+
+_shared: Workers | None = None
