@@ -19,7 +19,10 @@ KEYS = {
     "model_cpu_ms_per_user", "own_cpu_ms_per_user", "pg_cpu_ms_per_user", "latency_efficiency",
     "latency_efficiency_c32", "llm_calls_per_user", "prompt_tokens_per_user_message", "rerun_llm_calls",
     "history_growth_ratio", "read_p50_ms", "read_p99_ms", "pk_p50_ms", "refresh_touched_ratio", "peak_rss_mb",
-    "peak_rss_mb_small", "refresh_s", "model_busy", "model_busy_c32",
+    "peak_rss_mb_small", "refresh_s", "model_busy", "model_busy_c32", "latency_efficiency_c128",
+    "model_busy_c128", "workers_cpu_ms_per_user", "users_per_s_workers_0", "users_per_s_workers_1",
+    "users_per_s_workers_2", "users_per_s_dask_2", "workers_scaling", "workers_peak_mb", "peak_total_mb",
+    "worker_start_s", "worker_start_cpu_s", "workers",
 }  # fmt: skip
 
 
@@ -60,6 +63,13 @@ def test_the_bench_prints_every_figure_and_cleans_up(server_url: str) -> None:
     # the model boundary's CPU is a part of the run process's; pg_cpu_ms_per_user is None on a remote server
     assert 0 < figures["model_cpu_ms_per_user"] < figures["cpu_ms_per_user"]
     assert figures["litellm_floor_users_per_s"] > 0 and figures["model_busy"] > 0
+    # the CPU work is in worker processes (the machine's cores by default): their CPU and memory are counted
+    assert (
+        figures["workers"] >= 1 and figures["workers_cpu_ms_per_user"] > 0 and figures["workers_peak_mb"] > 0
+    )
+    assert all(
+        figures[f"users_per_s_{name}"] > 0 for name in ("workers_0", "workers_1", "workers_2", "dask_2")
+    )
     assert "overhead_users_per_s" in done.stdout.split("\n", 3)[2]  # the table before the JSON line
     assert scratch_databases(server_url) == before  # every scratch database dropped
 

@@ -183,7 +183,12 @@ class DatabaseSettings(_Group):
 class RunSettings(_Group):
     """What a run extracts and keeps, how much it may spend, and how its users are spread over shards and workers."""
 
-    concurrency: int = Field(default=8, ge=1, le=256, description="Model calls in flight at once (twice as many users are in progress).")
+    concurrency: int = Field(
+        default=8,
+        ge=1,
+        le=256,
+        description="Model calls in flight at once (twice as many users are in progress).",
+    )
     failing_user_attempts: int = Field(
         default=3,
         ge=1,

@@ -30,8 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-import polars as pl
-
 from agent_signals.core.actions import Count
 from agent_signals.core.outcome import UserOutcome
 from agent_signals.core.prompting.extract_calls import KnownSignal, UserMessages, is_pipeline_output
@@ -124,10 +122,10 @@ def screen(proposals: list[Proposal], known: list[KnownSignal], *, keep_special:
 
 
 def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, language: str = ENGLISH) -> None:
-    """Screen the candidates of a shard's users (each outcome's proposals, against its user's known
-    signals) as one polars frame, a row per candidate: each distinct text (a content, a summary) is read by
-    the text screens once for the shard, the checks of a candidate's evidence are columns beside it, and one
-    expression decides each row, in this order: sensitive, special category, recall (rejected), instruction
+    """Screen the candidates of users (each outcome's proposals, against its user's known signals; a run
+    screens each user as its answers come in: core/user_work.py), a row per candidate: each distinct text (a
+    content, a summary) is read by the text screens once (_read keeps their findings), the checks of a
+    candidate's evidence beside it, and _decide decides each row, in this order: sensitive, special category, recall (rejected), instruction
     (quarantined), hidden text (held for review). Then the set (risk.py): a candidate whose message another
     candidate was quarantined for goes with it, and one with a risk mark is held for review. Each outcome's
     summary is screened in the same pass, shape included, and dropped when it is refused (counted
@@ -145,21 +143,14 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
              any(c.message.disguised for c in p.evidence))
             for row, p in enumerate(proposals)
         ]  # fmt: skip
-    frame = pl.DataFrame(rows, schema=_CANDIDATES, orient="row")
-    distinct = pl.concat(
-        [frame["content"], pl.Series("content", list(summaries.values()), pl.String)]
-    ).unique()
-    found = {text: _read(text, keep_special) for text in distinct.to_list()}
-    verdicts = pl.DataFrame(
-        [(text, f.sensitive, f.special, f.instruction) for text, f in found.items()],
-        schema=_VERDICTS, orient="row",
-    )  # fmt: skip
-    decided = frame.join(verdicts, on="content", how="left", maintain_order="left").select(
-        "user_id", "row", *_decide()
-    )
+    texts = dict.fromkeys([content for _u, _r, content, *_rest in rows] + list(summaries.values()))
+    found = {text: _read(text, keep_special) for text in texts}
     refusals = {user_id: _summary_refusal(found, summaries.get(user_id), language) for user_id in users}
     result = {user_id: _Sorted() for user_id in users}
-    decisions = {(user_id, row): (counter, reason) for user_id, row, counter, reason in decided.iter_rows()}
+    decisions = {
+        (user_id, row): _decide(found[content], repeats, recall, disguised)
+        for user_id, row, content, repeats, recall, disguised in rows
+    }
     marks = risk.mark(users, decisions, language)
     tainted = _tainted(users, decisions)
     quotes: dict[str, str] = {}
@@ -235,35 +226,20 @@ def _summary_refusal(found: dict[str, _Found], summary: str | None, language: st
     return _refusal(found[summary]) or shape_reason(summary, language, summary=True)
 
 
-_CANDIDATES = {"user_id": pl.String, "row": pl.Int64, "content": pl.String, "repeats": pl.Boolean,
-               "recall": pl.Boolean, "disguised": pl.Boolean}  # fmt: skip
-_VERDICTS = {"content": pl.String, "sensitive": pl.String, "special": pl.String, "instruction": pl.String}
-
-
-def _decide() -> tuple[pl.Expr, pl.Expr]:
-    """A candidate's outcome (the counter of a rejection, "quarantine", "hold": held for review, or null:
+def _decide(found: _Found, repeats: bool, recall: bool, hides: bool) -> tuple[str | None, str | None]:
+    """A candidate's outcome (the counter of a rejection, "quarantine", "hold": held for review, or None:
     written) and its reason. What a deterministic check decides comes first; "hold" is for what none can."""
-    sensitive = pl.col("sensitive").is_not_null() | pl.col("repeats")
-    special = pl.col("special").is_not_null()
-    hides = pl.col("disguised")
-    instruction = pl.col("instruction").is_not_null()
-    outcome = (
-        pl.when(sensitive).then(pl.lit(Count.SKIPPED_SENSITIVE.value))
-        .when(special).then(pl.lit(Count.SKIPPED_SPECIAL.value))
-        .when(pl.col("recall")).then(pl.lit(Count.SKIPPED_RECALL.value))
-        .when(instruction).then(pl.lit("quarantine"))
-        .when(hides).then(pl.lit("hold"))
-        .otherwise(pl.lit(None, pl.String))
-    )  # fmt: skip
-    reason = (
-        pl.when(sensitive).then(pl.concat_str(pl.lit("sensitive: "), pl.col("sensitive").fill_null("repeats redacted data")))
-        .when(special).then(pl.concat_str(pl.lit("special category: "), pl.col("special")))
-        .when(pl.col("recall")).then(pl.lit("recall: cites the pipeline's own output"))
-        .when(instruction).then(pl.col("instruction"))
-        .when(hides).then(pl.lit("cites a message that hides text (bidi overrides or tag characters)"))
-        .otherwise(pl.lit(None, pl.String))
-    )  # fmt: skip
-    return outcome.alias("outcome"), reason.alias("reason")
+    if found.sensitive is not None or repeats:
+        return Count.SKIPPED_SENSITIVE.value, f"sensitive: {found.sensitive or 'repeats redacted data'}"
+    if found.special is not None:
+        return Count.SKIPPED_SPECIAL.value, f"special category: {found.special}"
+    if recall:
+        return Count.SKIPPED_RECALL.value, "recall: cites the pipeline's own output"
+    if found.instruction is not None:
+        return "quarantine", found.instruction
+    if hides:
+        return "hold", "cites a message that hides text (bidi overrides or tag characters)"
+    return None, None
 
 
 def _recalls(proposal: Proposal, known_texts: set[str]) -> bool:

@@ -65,6 +65,11 @@ class Workers:
             self._starting = Future()
             threading.Thread(target=self._start, name="agent-signals-workers", daemon=True).start()
 
+    def wait_started(self) -> None:
+        """Wait for begin()'s processes (a benchmark's warm-up; a run never waits for them)."""
+        if self._starting is not None:
+            self._starting.result()
+
     async def run(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         """fn(*args, **kwargs) in a worker process (in this one with no workers), after the work waiting for
         the model (run_soon). A worker that died (killed, out of memory) fails the work it had; the pool is
