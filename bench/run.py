@@ -332,6 +332,8 @@ def child(urls: list[str], reruns: bool, full_refreshes: int, model_cpu: bool = 
     # and the shards (the users' own work, without what a run costs whatever its size)
     within: dict[str, list[dict]] = {"refresh": [], "shards": []}
     for module, name, step in ((refresh, "refresh_views", "refresh"), (extract, "process_shards", "shards")):
+        if os.environ.get("BENCH_UNTIMED_STEPS"):  # a Dask run: the task's context must pickle (no clock)
+            break
         setattr(module, name, clock.timed(getattr(module, name), within[step]))
     full_refresh_s = []
     if full_refreshes:
@@ -646,7 +648,11 @@ def measure_workers(size: dict, reps: int, tell) -> dict:
         "workers_0": {"AGENT_SIGNALS_WORKERS": "0"},
         "workers_1": {"AGENT_SIGNALS_WORKERS": "1"},
         "workers_2": {"AGENT_SIGNALS_WORKERS": "2"},
-        "dask_2": {"AGENT_SIGNALS_RUNNER": "dask", "AGENT_SIGNALS_DASK_WORKERS": "2"},
+        "dask_2": {
+            "AGENT_SIGNALS_RUNNER": "dask",
+            "AGENT_SIGNALS_DASK_WORKERS": "2",
+            "BENCH_UNTIMED_STEPS": "1",
+        },
     }
     users = size["users"]
     template = scratch.create("bench_tpl_workers")
