@@ -68,7 +68,12 @@ def context_cmd(ctx: click.Context, user: str, summary: bool, agent: str | None)
 
 
 @click.command("mcp")
-@click.option("--http", "over_http", is_flag=True, help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+@click.option(
+    "--http",
+    "over_http",
+    is_flag=True,
+    help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (--http).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (--http; 0: any free port, printed when it listens).")  # fmt: skip
@@ -87,4 +92,10 @@ def mcp_cmd(ctx: click.Context, over_http: bool, host: str, port: int) -> None:
     from agent_signals.mcp.access import load_tokens
 
     tokens = load_tokens(settings)  # before anything starts: no token, no server
-    server.serve_http(settings, tokens, host, port, lambda url: click.echo(f"agent-signals mcp: listening on {url}", err=True))
+    server.serve_http(
+        settings,
+        tokens,
+        host,
+        port,
+        lambda url: click.echo(f"agent-signals mcp: listening on {url}", err=True),
+    )

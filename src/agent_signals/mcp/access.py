@@ -117,13 +117,18 @@ def _read_file(path: Path) -> list[tuple[bytes, Grant]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigurationError(f"{where}: cannot read {path}: {exc.strerror}", hint="check the path") from None
+        raise ConfigurationError(
+            f"{where}: cannot read {path}: {exc.strerror}", hint="check the path"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigurationError(f"{where}: {path} is not TOML: {exc}", hint="see docs/agents.md, Tokens") from None
+        raise ConfigurationError(
+            f"{where}: {path} is not TOML: {exc}", hint="see docs/agents.md, Tokens"
+        ) from None
     entries = data.get("tokens")
     if not isinstance(entries, list) or not entries or set(data) - {"tokens"}:
         raise ConfigurationError(
-            f"{where}: {path} must hold only [[tokens]] tables, at least one", hint="see docs/agents.md, Tokens"
+            f"{where}: {path} must hold only [[tokens]] tables, at least one",
+            hint="see docs/agents.md, Tokens",
         )
     found: list[tuple[bytes, Grant]] = []
     names: set[str] = set()
@@ -135,7 +140,7 @@ def _read_file(path: Path) -> list[tuple[bytes, Grant]]:
                                      hint="a token has name, token or sha256, users, agents")  # fmt: skip
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip() or name in names:
-            raise ConfigurationError(f"{at}: each token needs a name of its own", hint="name = \"support-bot\"")
+            raise ConfigurationError(f"{at}: each token needs a name of its own", hint='name = "support-bot"')
         names.add(name)
         if ("token" in entry) == ("sha256" in entry):
             raise ConfigurationError(f"{at} ({name}): give one of token or sha256",

@@ -4,13 +4,12 @@ its function in a worker thread, and turns an AgentSignalsError into a tool erro
 Over HTTP every request carries a bearer token (access.py); the grant it maps to decides which users and
 agents a call may reach, request by request (the server keeps no session: stateless HTTP)."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the SDK reads the tools' annotations, which name build()'s locals
 
 import json
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -41,7 +40,10 @@ secrets or what other people said. Call forget when the user asks you to forget 
 UserId = Annotated[str, Field(min_length=1, max_length=200, description="The user's id in your application.")]
 AgentId = Annotated[
     str | None,
-    Field(max_length=200, description="Your agent's id: its own signals beside the profile. Omit for the profile only."),
+    Field(
+        max_length=200,
+        description="Your agent's id: its own signals beside the profile. Omit for the profile only.",
+    ),
 ]
 
 
@@ -83,7 +85,10 @@ def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", 
         user_id: UserId,
         ctx: Context,
         agent_id: AgentId = None,
-        as_of: Annotated[datetime | None, Field(description="ISO 8601 time: the block as it was then (UTC if no zone). Omit for now.")] = None,
+        as_of: Annotated[
+            datetime | None,
+            Field(description="ISO 8601 time: the block as it was then (UTC if no zone). Omit for now."),
+        ] = None,
     ) -> tools.Context:
         """The user's context block, to paste into your system prompt: what they confirmed themselves, their core
         identity and recent context, as markdown under '## About this user'. With agent_id, your agent's block
@@ -93,7 +98,9 @@ def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", 
     @server.tool(structured_output=True)
     async def search_signals(
         user_id: UserId,
-        query: Annotated[str, Field(min_length=1, max_length=1000, description="What to look for, in words.")],
+        query: Annotated[
+            str, Field(min_length=1, max_length=1000, description="What to look for, in words.")
+        ],
         ctx: Context,
         limit: Annotated[int, Field(ge=1, le=50, description="At most this many signals.")] = 10,
         agent_id: AgentId = None,
@@ -106,7 +113,14 @@ def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", 
     @server.tool(structured_output=True)
     async def remember(
         user_id: UserId,
-        text: Annotated[str, Field(min_length=1, max_length=1000, description="One short fact about the user, third person without a subject: 'Prefers answers in bullet points'.")],
+        text: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="One short fact about the user, third person without a subject: 'Prefers answers in bullet points'.",
+            ),
+        ],
         kind: Annotated[str, Field(description=f"One of: {', '.join(settings.run.kinds)}.")],
         ctx: Context,
         agent_id: AgentId = None,
@@ -120,7 +134,9 @@ def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", 
     @server.tool(structured_output=True)
     async def forget(
         user_id: UserId,
-        signal_id: Annotated[str, Field(min_length=1, max_length=100, description="The signal_id search_signals returned.")],
+        signal_id: Annotated[
+            str, Field(min_length=1, max_length=100, description="The signal_id search_signals returned.")
+        ],
         ctx: Context,
     ) -> tools.Forgotten:
         """Forget one of the user's signals when the user asks you to: it leaves their context at once and is
@@ -178,7 +194,9 @@ def serve_stdio(settings: Settings) -> None:
         pool.close()
 
 
-def serve_http(settings: Settings, tokens: Tokens, host: str, port: int, ready: Callable[[str], None]) -> None:
+def serve_http(
+    settings: Settings, tokens: Tokens, host: str, port: int, ready: Callable[[str], None]
+) -> None:
     """Streamable HTTP at http://HOST:PORT/mcp until interrupted; `ready` is told the URL once it listens."""
     import uvicorn
 

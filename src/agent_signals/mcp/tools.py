@@ -41,10 +41,16 @@ class Context(BaseModel):
     """A user's context block, ready to paste into a system prompt."""
 
     user_id: str
-    agent_id: str | None = Field(description="The agent whose block it is (its signals and the profile); null: the profile.")
+    agent_id: str | None = Field(
+        description="The agent whose block it is (its signals and the profile); null: the profile."
+    )
     context_markdown: str = Field(description="The block: '## About this user' and its sections.")
-    summary: str | None = Field(description="A short paragraph about the user, when the views hold a current one.")
-    as_of: datetime = Field(description="When the block was rendered (the views' refresh, now, or the time asked).")
+    summary: str | None = Field(
+        description="A short paragraph about the user, when the views hold a current one."
+    )
+    as_of: datetime = Field(
+        description="When the block was rendered (the views' refresh, now, or the time asked)."
+    )
     rendered: Literal["view", "live", "as_of"] = Field(
         description="'view': the context view's row; 'live': rendered now, the user's signals having changed "
         "since the view's refresh; 'as_of': the block as it was at the time asked."
@@ -56,7 +62,9 @@ class FoundSignal(BaseModel):
     content: str
     kind: str
     tier: Literal["core", "contextual"]
-    origin: Literal["manual", "inferred"] = Field(description="'manual': the user's own; 'inferred': learned.")
+    origin: Literal["manual", "inferred"] = Field(
+        description="'manual': the user's own; 'inferred': learned."
+    )
     agent_id: str | None = Field(description="The agent it is about; null: the user's profile.")
     evidence_at: datetime = Field(description="When the user last stated it.")
     similarity: float = Field(description="Cosine similarity to the query, 1 the closest.")
@@ -96,7 +104,9 @@ def get_context(
     if as_of is not None and as_of.tzinfo is None:
         as_of = as_of.replace(tzinfo=UTC)  # a time without a zone is UTC
     if as_of is not None and as_of > datetime.now(UTC):
-        raise AgentSignalsError(f"as_of {as_of.isoformat()} is in the future", hint="leave it out for the block now")
+        raise AgentSignalsError(
+            f"as_of {as_of.isoformat()} is in the future", hint="leave it out for the block now"
+        )
     block = agent_tools.context(conn, user_id, agent_id, as_of)
     return Context(user_id=user_id, agent_id=agent_id, context_markdown=block.markdown, summary=block.summary,
                    as_of=block.refreshed_at, rendered=block.rendered)  # fmt: skip
@@ -120,7 +130,9 @@ def search_signals(
     agent_id = _agent(agent_id)
     grant.check(user_id, agent_id)
     if not query.strip():
-        raise AgentSignalsError("the query is empty", hint="say what to look for, e.g. 'how they like answers'")
+        raise AgentSignalsError(
+            "the query is empty", hint="say what to look for, e.g. 'how they like answers'"
+        )
     rows = agent_tools.search(conn, user_id, embed(settings, query), limit, agent_id)
     return Found(user_id=user_id, query=query, signals=[FoundSignal(**row) for row in rows])
 
@@ -154,7 +166,9 @@ def judge(settings: Settings, user_id: str, text: str, kind: str, agent_id: str 
     now = datetime.now(UTC)
     message = SourceMessage.read(f"mcp:{agent_id or ''}", "remember", text, now, agent_id=agent_id)
     if not message.content.strip():
-        raise AgentSignalsError("the text to remember is empty", hint="say the fact, e.g. 'Prefers short answers'")
+        raise AgentSignalsError(
+            "the text to remember is empty", hint="say the fact, e.g. 'Prefers short answers'"
+        )
     action = {"action": "create", "content": message.content, "tier": "contextual", "kind": kind,
               "scope": "profile" if agent_id is None else "agent",
               "evidence": [{"message": HANDLE, "quote": message.content[:QUOTE_MAX_CHARS]}]}  # fmt: skip
@@ -180,8 +194,14 @@ def judge(settings: Settings, user_id: str, text: str, kind: str, agent_id: str 
     if outcome.held:
         proposal, why = outcome.held[0]
         if settings.screening.review == "hold":
-            return Remembered(status="pending", content=proposal.content, reason=f"held for review: {why}")
-        return Remembered(status="refused", reason=f"held candidates are rejected here (AGENT_SIGNALS_REVIEW=reject): {why}")
+            return Remembered(
+                status="pending",
+                content=proposal.content,
+                reason=f"held for review: {why.removeprefix('held: ')}",
+            )
+        return Remembered(
+            status="refused", reason=f"held candidates are rejected here (AGENT_SIGNALS_REVIEW=reject): {why}"
+        )
     if outcome.quarantine:
         return Remembered(status="refused", reason=outcome.quarantine[0][1])
     return Remembered(status="refused", reason=outcome.rejected[0].reason if outcome.rejected else "refused")

@@ -15,7 +15,7 @@ begin
        and not exists (select from signals.signals s where s.user_id = p_user_id) then
         raise exception 'no conversations or signals for user %', p_user_id
             using errcode = 'no_data_found',
-                  hint = 'check the user id (the one your application stores in source.conversations.user_id)';
+                  hint = 'check the user id: the one your application stores as source.conversations.user_id';
     end if;
 end;
 $$;

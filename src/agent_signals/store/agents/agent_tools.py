@@ -49,7 +49,9 @@ def _refusals() -> Iterator[None]:
         yield
     except psycopg.errors.NoDataFound as exc:
         message = exc.diag.message_primary or str(exc)
-        kind = UnknownUser if message.startswith("no conversations or signals for user") else AgentSignalsError
+        kind = (
+            UnknownUser if message.startswith("no conversations or signals for user") else AgentSignalsError
+        )
         raise kind(message, hint=exc.diag.message_hint) from None
     except psycopg.errors.InsufficientPrivilege as exc:
         raise NotPermitted(exc.diag.message_primary or str(exc), hint=exc.diag.message_hint) from None
@@ -79,7 +81,9 @@ def search(
 ) -> list[dict[str, Any]]:
     params = {"user_id": user_id, "embedding": vector_text(vector), "limit": limit, "agent_id": agent_id}
     with _refusals(), conn.transaction():
-        return conn.cursor(row_factory=dict_row).execute(query("agent_tools/search_signals"), params).fetchall()
+        return (
+            conn.cursor(row_factory=dict_row).execute(query("agent_tools/search_signals"), params).fetchall()
+        )
 
 
 def remember(
@@ -100,4 +104,6 @@ def remember(
 
 def forget(conn: psycopg.Connection, user_id: str, signal_id: UUID, agents: list[str] | None) -> None:
     with _refusals(), conn.transaction():
-        conn.execute(query("agent_tools/forget"), {"user_id": user_id, "signal_id": signal_id, "agents": agents})
+        conn.execute(
+            query("agent_tools/forget"), {"user_id": user_id, "signal_id": signal_id, "agents": agents}
+        )
