@@ -67,6 +67,7 @@ def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", 
         "agent-signals", instructions=INSTRUCTIONS, host=host, port=port, stateless_http=True, json_response=True,
         log_level="WARNING",
     )  # fmt: skip
+    server._mcp_server.version = _version()  # serverInfo names this package's version, not the SDK's
 
     async def call(ctx: Context, fn: Callable[..., T], *args: Any) -> T:
         grant = _grant(ctx)
@@ -144,6 +145,15 @@ def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", 
         return await call(ctx, tools.forget, user_id, signal_id)
 
     return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agent-signals")
+    except PackageNotFoundError:  # a source tree on PYTHONPATH, not installed
+        return "0+unknown"
 
 
 def _grant(ctx: Context) -> Grant:
