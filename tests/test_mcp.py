@@ -363,13 +363,14 @@ def test_bad_input_over_stdio_is_a_one_line_tool_error_that_says_how_to_fix_it(m
     unknown, wrong_limit, wrong_user, not_id, no_signal, bad_kind, future = over_stdio(mcp_db, body)
     assert unknown == (True, "Error executing tool get_context: no conversations or signals for user nobody-at-all "
                        "(hint: check the user id: the one your application stores as source.conversations.user_id)")  # fmt: skip
-    assert wrong_limit[0] and "limit" in wrong_limit[1]
-    assert wrong_user[0] and "user_id" in wrong_user[1]
+    assert wrong_limit == (True, "Error executing tool search_signals: wrong arguments: limit: Input should be a "
+                           "valid integer, unable to parse string as an integer (hint: see the tool's input schema)")  # fmt: skip
+    assert wrong_user[0] and "wrong arguments: user_id: Input should be a valid string" in wrong_user[1]
     assert not_id[0] and "'not-an-id' is not a signal id" in not_id[1]
     assert no_signal[0] and "user ada has no signal" in no_signal[1]
     assert bad_kind[0] and "'beverage' is not one of role, team" in bad_kind[1]
     assert future[0] and "is in the future" in future[1]
-    for err, text in (unknown, not_id, no_signal, bad_kind, future):
+    for err, text in (unknown, wrong_limit, wrong_user, not_id, no_signal, bad_kind, future):
         assert err and "\n" not in text
 
 

@@ -3,7 +3,7 @@
 Nothing in the package reads the environment anywhere else. The settings are seven groups (model, database,
 run, batch, screening, schedule, mcp) read as `settings.model.name`; the variables and the keywords of
 `Settings(...)` keep their flat names, routed to their group by FIELDS. The secrets (database.url,
-model.api_key, model.extra_headers) are left out of every serialised form (model_dump, JSON, repr): a flow's
+model.api_key, model.extra_headers, mcp.database_url, mcp.token) are left out of every serialised form (model_dump, JSON, repr): a flow's
 settings parameter is stored among its flow run's parameters in Prefect's API without them.
 """
 

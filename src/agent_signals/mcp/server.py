@@ -16,7 +16,7 @@ import anyio
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from psycopg_pool import ConnectionPool
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from agent_signals.config import Settings
 from agent_signals.errors import AgentSignalsError
@@ -62,8 +62,27 @@ def open_pool(settings: Settings) -> ConnectionPool:
     return pool
 
 
+class _Server(FastMCP):
+    """FastMCP whose refusal of a tool's arguments is one line naming each wrong argument (the SDK's is
+    pydantic's report, over several lines)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        try:
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            wrong = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc']) or 'arguments'}: {error['msg']}"
+                for error in exc.__cause__.errors()
+            )
+            raise ToolError(
+                f"Error executing tool {name}: wrong arguments: {wrong} (hint: see the tool's input schema)"
+            ) from None
+
+
 def build(settings: Settings, pool: ConnectionPool, *, host: str = "127.0.0.1", port: int = 8000) -> FastMCP:
-    server = FastMCP(
+    server = _Server(
         "agent-signals", instructions=INSTRUCTIONS, host=host, port=port, stateless_http=True, json_response=True,
         log_level="WARNING",
     )  # fmt: skip
