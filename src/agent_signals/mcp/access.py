@@ -89,7 +89,7 @@ def load_tokens(settings: Settings) -> Tokens:
     """The tokens of AGENT_SIGNALS_MCP_TOKEN and AGENT_SIGNALS_MCP_TOKENS_FILE; a ConfigurationError when there
     is none (HTTP without a token is refused) or the file is wrong."""
     known: list[tuple[bytes, Grant]] = []
-    if settings.mcp.token is not None:
+    if settings.mcp.token is not None and settings.mcp.token.get_secret_value():  # set but empty: unset
         token = settings.mcp.token.get_secret_value()
         _long_enough(token, variable_of("mcp", "token"))
         known.append((_digest(token), Grant("AGENT_SIGNALS_MCP_TOKEN")))
