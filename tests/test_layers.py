@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "agent_signals"
 OFFLINE = "agent_signals_offline"
 # lower first; a module may import its own layer and the ones below it
-LAYERS = ("base", "core", "store", "adapters", "stages", "flows", "evaluation", "cli")
+LAYERS = ("base", "core", "store", "adapters", "stages", "mcp", "flows", "evaluation", "cli")
 BASE = {
     f"{PACKAGE}",
     f"{PACKAGE}.config",
@@ -26,7 +26,7 @@ BASE = {
     f"{PACKAGE}.setting_checks",
 }
 # store/ holds every SQL call: these layers call its functions and never run a statement themselves
-NO_SQL = ("core", "stages", "flows", "evaluation", "cli")
+NO_SQL = ("core", "stages", "mcp", "flows", "evaluation", "cli")
 SQL_METHODS = {"execute", "executemany", "copy", "fetchone", "fetchall"}
 SQLFILES = f"{PACKAGE}.store.sqlfiles"
 

@@ -1,9 +1,9 @@
 """Settings, built once at run time from the environment (prefix ``AGENT_SIGNALS_``) and passed down.
 
-Nothing in the package reads the environment anywhere else. The settings are six groups (model, database,
-run, batch, screening, schedule) read as `settings.model.name`; the variables and the keywords of
+Nothing in the package reads the environment anywhere else. The settings are seven groups (model, database,
+run, batch, screening, schedule, mcp) read as `settings.model.name`; the variables and the keywords of
 `Settings(...)` keep their flat names, routed to their group by FIELDS. The secrets (database.url,
-model.api_key, model.extra_headers) are left out of every serialised form (model_dump, JSON, repr): a flow's
+model.api_key, model.extra_headers, mcp.database_url, mcp.token) are left out of every serialised form (model_dump, JSON, repr): a flow's
 settings parameter is stored among its flow run's parameters in Prefect's API without them.
 """
 
@@ -390,6 +390,31 @@ class ScheduleSettings(_Group):
     )
 
 
+class McpSettings(_Group):
+    """`agent-signals mcp`: the database role it connects as, and who may call it over HTTP (docs/agents.md)."""
+
+    database_url: str | None = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="PostgreSQL URL the MCP server connects with, as a login role that is a member of "
+        "agent_signals_mcp (the server then `set role`s to it). Unset: DATABASE_URL's (or the embedded "
+        "server's) login, which must be able to `set role agent_signals_mcp` too.",
+    )
+    token: SecretStr | None = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="Bearer token every HTTP request (`agent-signals mcp --http`) must carry; it reaches every "
+        "user and agent. `--http` refuses to start without it or a tokens file.",
+    )
+    tokens_file: Path | None = Field(
+        default=None,
+        description="TOML file of bearer tokens, each limited to some users and/or agents (docs/agents.md, "
+        "\"Tokens\"); read at the server's start, with AGENT_SIGNALS_MCP_TOKEN's token if both are set.",
+    )
+
+
 # Each setting by its flat name (its variable without the prefix, lower case: the keyword `Settings(...)` and
 # `Settings.replace(...)` take), with the group and the field that hold it. The one table of the names.
 FIELDS: dict[str, tuple[str, str]] = {
@@ -448,8 +473,11 @@ FIELDS: dict[str, tuple[str, str]] = {
     "near_duplicate_similarity": ("screening", "near_duplicate_similarity"),
     "schedule_cron": ("schedule", "cron"),
     "schedule_timezone": ("schedule", "timezone"),
+    "mcp_database_url": ("mcp", "database_url"),
+    "mcp_token": ("mcp", "token"),
+    "mcp_tokens_file": ("mcp", "tokens_file"),
 }
-GROUPS = ("model", "database", "run", "batch", "screening", "schedule")
+GROUPS = ("model", "database", "run", "batch", "screening", "schedule", "mcp")
 # a variable other than AGENT_SIGNALS_<NAME>
 _OWN_VARIABLES = {"database_url": "DATABASE_URL"}
 _FLAT_OF = {where: flat for flat, where in FIELDS.items()}
@@ -527,6 +555,7 @@ class Settings(BaseSettings):
     batch: BatchSettings = BatchSettings()
     screening: ScreeningSettings = ScreeningSettings()
     schedule: ScheduleSettings = ScheduleSettings()
+    mcp: McpSettings = McpSettings()
 
     @classmethod
     def settings_customise_sources(

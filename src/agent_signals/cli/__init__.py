@@ -1,6 +1,6 @@
 """The `agent-signals` command line: the root group, which loads the Settings once, the command groups it
 gathers (one module each: db, load, demo, run, evaluation, signals, review, set_aside, batches, views,
-export), and `main`, the entry point that turns every error a person can act on into one line and an exit
+export; `mcp` beside `context` in views), and `main`, the entry point that turns every error a person can act on into one line and an exit
 code. Heavy libraries are imported inside commands, after runtime defaults."""
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ for command in (
     views.views,
     views.context_cmd,
     export.export_cmd,
+    views.mcp_cmd,
 ):
     cli.add_command(command)
 

@@ -1,5 +1,7 @@
-"""The `views` command group (rebuild the context and analytics views, their dbt docs) and `context`: a
-user's block of context.user_context, ready to paste into a system prompt."""
+"""The `views` command group (rebuild the context and analytics views, their dbt docs), `context`: a user's
+block of context.user_context, ready to paste into a system prompt, and `mcp`: the MCP server agents read
+and remember through (docs/agents.md), over stdio (the default: an agent runtime starts it as a subprocess)
+or streamable HTTP (`--http`, a bearer token required)."""
 
 from __future__ import annotations
 
@@ -63,3 +65,37 @@ def context_cmd(ctx: click.Context, user: str, summary: bool, agent: str | None)
     click.echo(block.markdown)
     if summary and block.summary:
         click.echo(f"\n{block.summary}")
+
+
+@click.command("mcp")
+@click.option(
+    "--http",
+    "over_http",
+    is_flag=True,
+    help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (--http).")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (--http; 0: any free port, printed when it listens).")  # fmt: skip
+@click.pass_context
+def mcp_cmd(ctx: click.Context, over_http: bool, host: str, port: int) -> None:
+    """Serve the MCP tools get_context, search_signals, remember and forget, connected as the least-privileged
+    role agent_signals_mcp. Over HTTP every request needs `Authorization: Bearer <token>`
+    (AGENT_SIGNALS_MCP_TOKEN, or the tokens of AGENT_SIGNALS_MCP_TOKENS_FILE, each limited to some users or
+    agents)."""
+    from agent_signals.mcp import server
+
+    settings = settings_of(ctx)
+    if not over_http:
+        server.serve_stdio(settings)
+        return
+    from agent_signals.mcp.access import load_tokens
+
+    tokens = load_tokens(settings)  # before anything starts: no token, no server
+    server.serve_http(
+        settings,
+        tokens,
+        host,
+        port,
+        lambda url: click.echo(f"agent-signals mcp: listening on {url}", err=True),
+    )

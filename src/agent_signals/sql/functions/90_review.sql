@@ -72,7 +72,7 @@ begin
         end if;
     end if;
     new_status := case when held.valid_to <= now() then 'ended' else 'active' end;
-    if new_status = 'active' and held.tier = 'core' then
+    if new_status = 'active' and held.tier = 'core' and held.origin = 'inferred' then  -- the cap's signals
         select count(*) into cores from signals.signals s
         where s.user_id = held.user_id and s.origin = 'inferred' and s.tier = 'core' and s.status = 'active';
         if cores >= signals.limit('core_cap') then
