@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +34,7 @@ log = redacting_logger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
 PRELOAD = "agent_signals.stages.run.preload"
+ORPHAN_POLL_S = 0.25  # how often a worker checks that the server it forked from is still there
 SOON, LATER = 0, 1  # the priorities of waiting work: what the model's calls wait for, then the rest
 
 
@@ -154,11 +156,21 @@ class Workers:
 
 
 def _initialize(model: str) -> None:
-    """A worker process: stopped by the run, not by the signals the run handles; warm (preload.py has
-    loaded the screens in the server it forked from: this loads the model's tokenizer)."""
+    """A worker process: stopped by the run, not by the signals the run handles, and gone with the server
+    it forked from (which ends with the run's process, however it ends: a worker outliving a killed run
+    would hold its output open); warm (preload.py has loaded the screens in that server: this loads the
+    model's tokenizer)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Thread(target=_end_with, args=(os.getppid(),), name="end-with-parent", daemon=True).start()
     user_work.warm(model)
+
+
+def _end_with(parent: int) -> None:
+    """End this process once its parent has (it is then another process's child)."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    os._exit(0)
 
 
 def shared_workers(settings: Settings) -> Workers:
