@@ -9,8 +9,9 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
 
   overhead_users_per_s            users per second of one scheduled run, offline model without latency,
                                   10 user messages per user; the view refresh is excluded (refresh_s)
-  cpu_ms_per_user                 CPU (user + system, every thread) of the run's Python process per user,
-                                  the view refresh excluded
+  cpu_ms_per_user                 CPU (user + system, every thread) of the run's Python process and its
+                                  worker processes (workers_cpu_ms_per_user) per user, the view refresh
+                                  excluded
   model_cpu_ms_per_user           of that, what the model boundary costs: a reservoir sample of the run's
                                   calls of agent_signals.adapters.llm's complete and embed (the arguments
                                   recorded during the run) made again after it, in the same process, with
@@ -35,6 +36,14 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
                                   can feed (overhead_users_per_s); printed beside them, how busy the model
                                   slots were (model calls in flight over C x the shards' wall time) and a
                                   call's mean time in flight
+                                  (latency_efficiency_c128 at C=128; each latency run has at least
+                                  LATENCY_ROUNDS users a model slot)
+  users_per_s_workers_0/1/2, users_per_s_dask_2, workers_scaling
+                                  users/s of one run (no latency) with AGENT_SIGNALS_WORKERS=0, 1 and 2,
+                                  and on the Dask runner with 2 workers; workers_scaling = 2 over 1
+  worker_start_s, worker_start_cpu_s
+                                  the worker processes' first start in a process (the fork server loads
+                                  the screens), made before any timing, as the Prefect API's
   llm_calls_per_user, prompt_tokens_per_user_message, rerun_llm_calls (an immediate second run)
   history_growth_ratio            run time with 10x the stored (already processed) history and the same
                                   new messages, divided by the run time at 1x
@@ -45,7 +54,8 @@ Figures (medians of --reps repetitions; each ratio against its baseline measured
   pk_p50_ms                       a primary-key lookup of a text row of the same size, same server
   refresh_touched_ratio           view refresh after a run that touched 1% of users / a full rebuild
   peak_rss_mb, peak_rss_mb_small  peak resident memory of the run's process, at the largest size and at
-                                  a size 10x smaller
+                                  a size 10x smaller; workers_peak_mb the worker processes' summed PSS at
+                                  its peak, peak_total_mb the two added
 
 The machine's load average is printed beside the figures: other work slows the wall-time ones most.
 
@@ -54,8 +64,9 @@ calls are replayed) and the Prefect API (ephemeral, started before any timing) i
 server is.
 
 Targets (issue 19): overhead_users_per_s >= 600 (0.8 of litellm's floor of about 900 users/s on the build
-machine) and overhead_floor_ratio >= 0.8; own_cpu_ms_per_user <= 1; latency_efficiency and
-latency_efficiency_c32 >= 0.9; history_growth_ratio and peak memory as before (<= 1.2).
+machine) and overhead_floor_ratio >= 0.8; latency_efficiency and latency_efficiency_c32 >= 0.9;
+history_growth_ratio and peak memory as before (<= 1.2). Issue 35: own_cpu_ms_per_user <= 3,
+latency_efficiency_c128 >= 0.8, workers_scaling >= 1.7, peak memory at most 1.3x its earlier figure.
 """
 
 from __future__ import annotations
