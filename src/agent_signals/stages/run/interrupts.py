@@ -17,6 +17,7 @@ from dataclasses import replace
 from uuid import UUID
 
 from agent_signals.adapters import structured
+from agent_signals.stages.run import workers
 from agent_signals.stages.run.context import RunContext
 from agent_signals.store import database
 from agent_signals.store.ledger import runs
@@ -139,4 +140,5 @@ def exit_process(signum: int, summary: dict | None, before_exit: Callable[[], No
         before_exit()
     sys.stdout.flush()
     sys.stderr.flush()
+    workers.stop_now()
     os._exit(128 + signum)

@@ -17,6 +17,7 @@ import functools
 import heapq
 import itertools
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import signal
 import threading
@@ -171,6 +172,17 @@ def _end_with(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(ORPHAN_POLL_S)
     os._exit(0)
+
+
+def stop_now() -> None:
+    """This process ends now, without its exit handlers (a stopped run): its fork server ends with it, even
+    while still loading the screens, and its workers with the fork server (_end_with), none of them left
+    holding the process's output open."""
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if pid:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def shared_workers(settings: Settings) -> Workers:
