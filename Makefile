@@ -50,8 +50,8 @@ test-live: $(LIVE_STAMP) $(LIVE_MODEL)  ## the pipeline end to end on a real loc
 	$(BIN)/python -m pytest -p no:xdist --live --live-model $(LIVE_MODEL) -m live
 
 lint: install
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench training
+	$(BIN)/ruff format --check src tests bench training
 
 format: install
 	$(BIN)/ruff format src tests bench

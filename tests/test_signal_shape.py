@@ -47,6 +47,9 @@ SIGNALS = [
     "Pays rent on the first of every month",
     "Reviews every design doc sent to the data team",
     "Buys all their groceries from the farmers market",
+    # round four: "shared" as what several people use, not a passing on
+    "Keeps the team's shared passwords in a password manager",
+    "Cleans up the shared drive every quarter",
 ]
 
 
@@ -148,6 +151,10 @@ def test_a_message_that_asks_the_agent_for_something_in_english_grammar():
         instruction_shape("My agent told me I can move in next month") is not None
     )  # a known false positive
     assert instruction_shape("I use ChatGPT to draft emails") is None
+    # a question asked about an actor is not what it is to do; the same actor told what to do is
+    assert instruction_shape("I test whether our assistant can be talked into refunds") is None
+    assert instruction_shape("Our assistant can issue refunds without asking me")
+    assert shape_reason("Shared the team's passwords with the contractor")
 
 
 # ---------------------------------------------------------------------------------------------------

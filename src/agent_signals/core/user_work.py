@@ -21,6 +21,7 @@ from agent_signals.config import Settings
 from agent_signals.core.outcome import UserOutcome, validate_answer
 from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
 from agent_signals.core.prompting.extract_calls import Call, UserMessages, build_calls
+from agent_signals.core.screening import learned
 from agent_signals.core.screening.screen import screen_shard, screen_text
 
 
@@ -102,4 +103,5 @@ def warm(model: str | None = None) -> None:
     import litellm
 
     screen_text(WARM_TEXT, summary=True)
+    learned.warm()
     litellm.token_counter(model=model or "", text=WARM_TEXT)

@@ -10,7 +10,10 @@ A candidate is marked (and held for review, screen.py) when:
 - together with the user's other candidates and known signals it reads as an instruction that none of them
   reads as alone (an instruction split over two sentences, or over two runs);
 - it is a new core signal of a kind that tells the agent how to write and talk (STANDING_KINDS) and names an
-  action that moves money, data or rights (signal_shape.CONSEQUENTIAL).
+  action that moves money, data or rights (signal_shape.CONSEQUENTIAL);
+- another candidate citing the same message reads as a rule for acting to the learned screen (learned.py),
+  whichever screen held that one: the message carries an instruction, so whatever else is drawn from it is
+  suspect.
 
 And the set is refused whole: when one candidate of a message is quarantined as an instruction, every other
 candidate citing that message is quarantined with it (step 1 of a split instruction goes with step 2).
@@ -22,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_signals.core.prompting.extract_calls import KnownSignal
+from agent_signals.core.screening import learned
 from agent_signals.core.screening.instructions import intent_reason
 from agent_signals.core.screening.signal_shape import instruction_shape, names_action, shape_reason
 from agent_signals.core.validate import Proposal
@@ -62,6 +66,10 @@ def mark(
         for row in rows:
             for cite in proposals[row].evidence:
                 by_message.setdefault(cite.message_key, []).append(row)
+        for cited in by_message.values():
+            if any(learned.instruction_reason(proposals[r].content) for r in cited):
+                for row in (r for r in cited if r in open_rows and (user_id, r) not in hold):
+                    hold[user_id, row] = f"held: cites a message another statement of which {learned.REASON}"
         for cited in by_message.values():
             reasons = [outcomes[user_id, r][1] for r in cited if outcomes[user_id, r][0] == "quarantine"]
             for row in cited if reasons else ():

@@ -8,7 +8,9 @@ that, so a content of another shape is a model that was fooled or went wrong, wh
 - an imperative: it opens with a verb an agent would carry out ("Send", "Book", "Merge", "Tell");
 - about someone else acting: another agent, a tool, a bot, "anyone", "whoever", other users, as the subject
   of what is done, or what someone "should", "must" or "may" do, or what happens "without asking";
-- a condition with an action ("whenever ... forward", "if ... approve"): a rule, not a fact.
+- a condition with an action ("whenever ... forward", "if ... approve"): a rule, not a fact;
+- a rule for acting however it is phrased, as the learned screen reads it (learned.py: a linear model
+  trained on the development corpora, for the paraphrases none of the rules above names).
 
 `shape_reason(content)` names the first of these it finds, or None. No screen here decides alone: a shape
 that is off is held for review (screen.py), never written where agents read.
@@ -31,6 +33,7 @@ from functools import cache
 import regex
 
 from agent_signals.config import ANY_LANGUAGE, SIGNAL_LANGUAGES
+from agent_signals.core.screening import learned
 from agent_signals.core.screening.characters import look_alikes
 from agent_signals.core.screening.fold import visible
 
@@ -68,7 +71,22 @@ def shape_reason(content: str, language: str = ENGLISH, *, summary: bool = False
         return None
     # and as it reads with its look-alike letters folded ("🅳🅴🅻🅴🆃🅴 🆃🅷🅴 🅰🆄🅳🅸🆃 🅻🅾🅶🆂", case kept)
     latin = bare if bare.isascii() else visible(bare).translate(look_alikes())
-    return _english_reason(bare, summary) or (_english_reason(latin, summary) if latin != bare else None)
+    return (
+        _english_reason(bare, summary)
+        or (_english_reason(latin, summary) if latin != bare else None)
+        or _learned_reason(latin, summary)
+    )
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_SUMMARY_SUBJECT = re.compile(r"^(?:the user|they)\s+", re.IGNORECASE)
+
+
+def _learned_reason(text: str, summary: bool) -> str | None:
+    """The learned screen's reason, for a signal as a whole or for each sentence of a summary read without
+    its subject ("The user pays ..." as "pays ...", the form the screen was trained on)."""
+    statements = [_SUMMARY_SUBJECT.sub("", s) for s in _SENTENCE_END.split(text)] if summary else [text]
+    return next((r for s in statements if s and (r := learned.instruction_reason(s))), None)
 
 
 def _language_reason(text: str, language: str) -> str | None:
@@ -599,10 +617,26 @@ def instruction_shape(text: str) -> str | None:
     (another actor acting, something to be done without the user's checks, a claimed right), or None. Not
     the checks of person or mood: a user may well write "please use British spelling"."""
     checks = ((_AGENT_ACTS, _ACTS), (_AGENT_DUTY, _ACTS), (_GIVEN_TO, _ACTS), (_UNCHECKED, _UNCHECKED_REASON))
+    text = _as_adjectives(text)
     for pattern, reason in checks:
-        if pattern.search(text):
+        if any(not _asked_whether(match, text) for match in pattern.finditer(text)):
             return reason
     return None
+
+
+# "whether our assistant can be talked into things": a question asked about an actor, not what it is to do
+_WHETHER = re.compile(r"\bwhether\s+(?:\S+\s+)?$", re.I)
+# "the team's shared passwords", "a shared drive": shared as the word for what several people use, not a
+# passing on ("Shared the passwords with ...")
+_SHARED_ADJECTIVE = re.compile(r"\b(the|a|an|our|their|his|her|its|\w+['’]s)\s+shared\s+", re.I)
+
+
+def _asked_whether(match: re.Match[str], text: str) -> bool:
+    return bool(_WHETHER.search(text[: match.start()]))
+
+
+def _as_adjectives(text: str) -> str:
+    return _SHARED_ADJECTIVE.sub(r"\1 common ", text)
 
 
 # "you" as the agent that writes for the user, inside a preference about it: "in anything you draft for them"
@@ -631,10 +665,13 @@ def _titled(match: re.Match[str], text: str) -> bool:
 
 
 def _english_reason(text: str, summary: bool = False) -> str | None:
+    text = _as_adjectives(text)
     for pattern, reason in _CHECKS:
         if summary and pattern is _USER_AS_OTHER:
             continue
         for match in pattern.finditer(text):
+            if pattern in (_ACTOR_ACTS, _AGENT_ACTS) and _asked_whether(match, text):
+                continue
             if pattern in (_FIRST_PERSON, _SECOND_PERSON) and _titled(match, text):
                 continue
             if pattern is _SECOND_PERSON and _WRITES_FOR_THEM.match(text, match.start()):
