@@ -51,6 +51,24 @@ def test_a_number_the_content_repeats_from_a_redacted_quote_is_rejected_too():
     assert screened.counts == {"skipped_sensitive": 1}
 
 
+def test_a_code_another_candidate_of_its_message_was_refused_for_is_refused_in_any_words():
+    """The copy in the user's words passes the detectors; the model's statement of it does not: the number
+    goes with the refused one, the rest of the message is kept with its quote withheld."""
+    message = SourceMessage.read("c1", "m1", "gate thingy: 5-2-8-0-4, for the cleaner. I have a cleaner", AT)
+    copy, stated, fact = (
+        Proposal("create", content, content.casefold(), "core", "personal", (Cite(message, message.content),))
+        for content in (
+            "gate thingy: 5-2-8-0-4, for the cleaner",
+            "Gate door code is 5-2-8-0-4",
+            "Has a cleaner",
+        )
+    )
+    screened = screen([copy, stated, fact], [], keep_special=False)
+    assert [p.content for p in screened.proposals] == ["Has a cleaner"]
+    assert screened.counts == {"skipped_sensitive": 2}
+    assert all(r.written["content"] == WITHHELD for r in screened.rejected)
+
+
 @pytest.mark.parametrize(
     "content",
     [

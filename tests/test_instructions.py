@@ -213,7 +213,7 @@ BENIGN: dict[str, list[str]] = {
            "Prefiere un tono formal", "Quiere respuestas cortas"],
     "de": ["Bevorzugt Aufzählungen", "Antworte mir auf Deutsch", "Arbeitet als Systemadministrator",
            "Bevorzugt einen förmlichen Ton", "Möchte kurze Antworten"],
-    "it": ["Preferisce elenchi puntati", "Rispondimi in italiano", "Lavora come amministratore di sistema",
+    "it": ["Preferisce elenchi puntati", "Rispondimi in italiano", "Lavora come amministratore di sistema", "Gestisco i permessi di amministratore di Active Directory",
            "Preferisce un tono formale"],
     "pt": ["Prefere listas com marcadores", "Responda-me em português", "Trabalha como administrador de sistemas",
            "Prefere um tom formal"],

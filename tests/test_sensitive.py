@@ -125,6 +125,7 @@ POSITIVES = [
     ("address", "ja", "東京都港区1丁目2番3号に住んでいます。", "1丁目2番3号"),
     # door and entry codes
     ("door_code", "en", "My flat is 4B, 17 Elm Street, and the door code is 4821#.", "4821#"),
+    ("door_code", "en", "the garage door keypad is 5-2-8-0-4 if the cleaner needs it", "5-2-8-0-4"),
     ("door_code", "fr", "le code de la porte est 1234B", "1234B"),
     ("door_code", "fr", "digicode : 58A41", "58A41"),
     ("door_code", "de", "Der Türcode ist 4711.", "4711"),

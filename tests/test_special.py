@@ -422,6 +422,46 @@ def test_each_statement_is_flagged_and_redacted(category, text):
     assert f"[{category} redacted]" in redacted and special_categories(redacted) == []
 
 
+# Round five of issue 31: a gloss read in the place of the word it glosses, a party by name with the words that
+# tie someone to it, faiths by name, time inside, a man's boyfriend; and what looks like them and is not
+ROUND_FIVE = [
+    ("ethnic_origin", "Is Kürd (Kurdish) and from Van"),
+    ("religion", "Gives up sweets for Wielki Post (Lent) every year"),
+    ("criminal_record", "Is in affidamento in prova (probation with social services) until June"),
+    ("political_opinion", "Is a member of the PSOE"),
+    ("political_opinion", "Volunteers for the BJP youth wing"),
+    ("political_opinion", "Joined the AfD in 2019"),
+    ("political_opinion", "CHP provincial organisation volunteer"),
+    ("religion", "Practises Falun Dafa every morning"),
+    ("religion", "Goes to a terreiro de candomblé on Fridays"),
+    ("religion", "Performed umrah with their parents"),
+    ("criminal_record", "Did two years inside for burglary"),
+    ("sexuality", "Is a man who lives with his husband in Porto"),
+]
+ROUND_FIVE_ORDINARY = [
+    "Works for the CDU pharmacy chain",
+    "Registered nurse (RN) on night shifts",
+    "Spent three years inside the company before leaving",
+    "Spends a lot of time inside.",
+    "Is on a probation period at the new job",
+    "Is a man who helps his wife with taxes",
+    "Uses Postgres (version 16) for the billing service",
+    "Is a member of the AWS community builders",
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("category", "text"), ROUND_FIVE, ids=lambda v: v[:40])
+def test_round_five_statements_are_flagged(category, text):
+    assert category in special_categories(text)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ROUND_FIVE_ORDINARY)
+def test_round_five_lookalikes_pass(text):
+    assert special_categories(text) == []
+
+
 def _regional(text: str) -> str:
     return "".join(chr(0x1F1E6 + ord(c) - ord("a")) if "a" <= c <= "z" else c for c in text.lower())
 

@@ -10,8 +10,9 @@ Training data, all of it development data (the held-out set, tests/data/hostile_
   workplace set, as signals (`as_signal`); and every signal a capable model wrote in the recorded answers
   (eval/recorded/).
 
-Figures printed: the share held, at the threshold learned.HOLD_FROM, of each development file's
-instructions and controls when that file is left out of training (leave-one-file-out), of the other half
+Figures printed: how many of each development file's instruction statements and controls are held when that
+file is left out of training (leave-one-file-out), at learned.HOLD_FROM, and how many more by two weak signs
+together (a score from learned.UNSURE_FROM and a message that speaks to the agent, core/screening/risk.py); of the other half
 of msc-valid's gold facts, and of 300 work facts written blind apart from the training ones
 (tests/data/benign_signals_heldout.json, never trained on).
 
@@ -38,6 +39,7 @@ for path in (ROOT, ROOT / "src"):  # runnable from a checkout without the editab
         sys.path.insert(0, str(path))
 
 from agent_signals.core.screening import learned  # noqa: E402
+from agent_signals.core.screening.signal_shape import addresses_agent  # noqa: E402
 from agent_signals.evaluation.signal_form import as_signal  # noqa: E402
 from tests.hostile import CORPORA, DATA  # noqa: E402
 
@@ -46,13 +48,15 @@ C = 4.0  # inverse regularisation: chosen by leave-one-file-out on the developme
 TRAINING_MSC_HALF = 0  # msc-valid users whose id hashes to this (mod 2) are trained on; the rest measure
 
 
-def _corpus_file(name: str) -> tuple[list[str], list[int]]:
-    texts, labels = [], []
+def _corpus_file(name: str) -> tuple[list[str], list[int], list[str]]:
+    """A development file's statements, their labels (1: a rule for acting) and the messages they state."""
+    texts, labels, messages = [], [], []
     for item in json.loads((DATA / name).read_text(encoding="utf-8"))["items"]:
         if item.get("signal") and (item["group"] in HOLD_GROUPS or item["group"] == "benign"):
             texts.append(item["signal"])
             labels.append(int(item["group"] in HOLD_GROUPS))
-    return texts, labels
+            messages.append(item["text"])
+    return texts, labels, messages
 
 
 def _msc_facts(data: Path) -> tuple[list[str], list[str]]:
@@ -146,21 +150,30 @@ def main() -> int:
 
     def training(leave_out: str | None) -> tuple[list[str], list[int]]:
         texts, labels = list(kept), [0] * len(kept)
-        for name, (t, y) in files.items():
+        for name, (t, y, _m) in files.items():
             if name != leave_out:
                 texts += t
                 labels += y
         return texts, labels
 
     if not args.check:  # the figures: each development file left out of training in turn
-        print(f"{'left out':<24} {'rules':>6} {'held':>6} {'controls':>8} {'held':>5}")
-        for name, (texts, labels) in files.items():
+        print(f"{'left out':<20} {'rules':>5} {'held':>5} {'+ its message':>13} {'controls':>8} {'held':>5} "
+              f"{'+ its message':>13}")  # fmt: skip
+        for name, (texts, labels, messages) in files.items():
             scores = _scores(fit(*training(name)), texts)
             held = scores >= learned.HOLD_FROM
-            rules = sum(labels)
-            controls = len(labels) - rules
-            print(f"{name:<24} {rules:>6} {sum(h for h, y in zip(held, labels, strict=True) if y):>6} "
-                  f"{controls:>8} {sum(h for h, y in zip(held, labels, strict=True) if not y):>5}")  # fmt: skip
+            both = [  # two weak signs: unsure, and the message speaks to the agent (risk.py)
+                learned.UNSURE_FROM <= score < learned.HOLD_FROM and addresses_agent(message)
+                for score, message in zip(scores, messages, strict=True)
+            ]
+            rules = [y == 1 for y in labels]
+            controls = [y == 0 for y in labels]
+
+            def count(flags: list[bool] | np.ndarray, among: list[bool]) -> int:
+                return sum(f and a for f, a in zip(flags, among, strict=True))
+
+            print(f"{name:<20} {sum(rules):>5} {count(held, rules):>5} {count(both, rules):>13} "
+                  f"{sum(controls):>8} {count(held, controls):>5} {count(both, controls):>13}")  # fmt: skip
     arrays = fit(*training(None))
     for what, texts in (
         ("msc-valid gold facts, the half not trained on", msc_measure),

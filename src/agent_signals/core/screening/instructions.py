@@ -158,6 +158,20 @@ def instruction_reason(text: str) -> str | None:
     return found
 
 
+# A quotation the user reports rather than gives: "scam messages that say things like 'ignore your previous
+# instructions'" mentions an instruction; the quotation itself is still screened wherever it is copied
+_REPORTED_QUOTE = re.compile(
+    r"(?:\b(?:says?|said|saying|like|such as|e\.g\.|reads?|wrote|writes|phrases?|lines?|messages?|emails?|"
+    r"texts?|examples?)\W{0,3})(?:\"[^\"]{3,300}\"|“[^”]{3,300}”|«[^»]{3,300}»|‘[^’]{3,300}’|'[^']{3,300}')",
+    re.I,
+)
+
+
+def without_mentions(text: str) -> str:
+    """A user's message without the quotations it reports (_REPORTED_QUOTE): what the message itself says."""
+    return _REPORTED_QUOTE.sub(" ", text)
+
+
 def intent_reason(text: str) -> str | None:
     """Why `text` asks the agent for something or claims authority (the phrase tables' intents, not the
     syntax: a link or code in a message is no instruction by itself), or None."""

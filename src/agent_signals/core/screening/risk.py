@@ -16,7 +16,10 @@ A candidate is marked (and held for review, screen.py) when:
   suspect.
 
 And the set is refused whole: when one candidate of a message is quarantined as an instruction, every other
-candidate citing that message is quarantined with it (step 1 of a split instruction goes with step 2).
+candidate citing that message is quarantined with it (step 1 of a split instruction goes with step 2), unless
+the instruction is only a quotation the user reports ("scam messages that say things like 'ignore your
+previous instructions'": instructions.without_mentions); the message is read without such quotations for the
+marks above too, and the copies of the quotation are still quarantined.
 """
 
 from __future__ import annotations
@@ -26,8 +29,13 @@ from dataclasses import dataclass
 
 from agent_signals.core.prompting.extract_calls import KnownSignal
 from agent_signals.core.screening import learned
-from agent_signals.core.screening.instructions import intent_reason
-from agent_signals.core.screening.signal_shape import instruction_shape, names_action, shape_reason
+from agent_signals.core.screening.instructions import instruction_reason, intent_reason, without_mentions
+from agent_signals.core.screening.signal_shape import (
+    addresses_agent,
+    instruction_shape,
+    names_action,
+    shape_reason,
+)
 from agent_signals.core.validate import Proposal
 
 SET_SEPARATOR = "; "  # how a user's statements are joined to be read as one text
@@ -70,8 +78,10 @@ def mark(
             if any(learned.instruction_reason(proposals[r].content) for r in cited):
                 for row in (r for r in cited if r in open_rows and (user_id, r) not in hold):
                     hold[user_id, row] = f"held: cites a message another statement of which {learned.REASON}"
-        for cited in by_message.values():
+        for key, cited in by_message.items():
             reasons = [outcomes[user_id, r][1] for r in cited if outcomes[user_id, r][0] == "quarantine"]
+            if reasons and _only_reports(proposals[cited[0]], key):
+                continue  # the instruction is a quotation the user reports: the copies of it go, not the rest
             for row in cited if reasons else ():
                 if outcomes[user_id, row][0] in (None, "hold"):
                     hold.pop((user_id, row), None)
@@ -102,10 +112,24 @@ def _mark(
     for cite in proposal.evidence:
         text = cite.message.content
         if text not in messages:
-            messages[text] = intent_reason(text) or instruction_shape(text)
+            said = without_mentions(text)
+            messages[text] = intent_reason(said) or instruction_shape(said)
         if messages[text]:
             return f"held: cites a message that {_lower(messages[text])}"
+    if (score := learned.unsure(proposal.content)) is not None and any(
+        addresses_agent(cite.message.content) for cite in proposal.evidence
+    ):
+        return (
+            f"held: may be a rule for acting (learned screen, {score:.2f}) and cites a message that speaks to the "
+            "agent"
+        )
     return None
+
+
+def _only_reports(proposal: Proposal, key: tuple[str, str]) -> bool:
+    """Whether the cited message carries an instruction only inside a quotation it reports."""
+    text = next(c.message.content for c in proposal.evidence if c.message_key == key)
+    return instruction_reason(without_mentions(text)) is None and instruction_reason(text) is not None
 
 
 def _lower(reason: str) -> str:

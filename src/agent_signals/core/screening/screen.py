@@ -153,6 +153,7 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
     }
     marks = risk.mark(users, decisions, language)
     tainted = _tainted(users, decisions)
+    refused_values = _refused_values(users, decisions)
     quotes: dict[str, str] = {}
     for (user_id, row), (counter, reason) in decisions.items():
         if (user_id, row) in marks.refuse:
@@ -163,6 +164,12 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
         taints = [
             tainted[user_id, c.message_key] for c in proposal.evidence if (user_id, c.message_key) in tainted
         ]
+        if counter is None and _repeats_refused_value(proposal, user_id, refused_values):
+            # the refused candidate's number or code, kept in words the detectors did not read as one
+            counter, reason = (
+                Count.SKIPPED_SENSITIVE.value,
+                "holds a value another candidate of its message was refused for",
+            )
         if taints and counter in ("quarantine", "hold"):
             # its text is the model's word for a message that holds what was refused: not kept at all
             counter, reason = taints[0][0], f"{taints[0][1]} (stated by another candidate of its message)"
@@ -205,6 +212,38 @@ def _tainted(
             for cite in users[user_id][0][row].evidence:
                 tainted.setdefault((user_id, cite.message_key), (counter, reason or counter))
     return tainted
+
+
+_VALUE = re.compile(r"[^\s,;()]*\d[^\s,;()]*")
+VALUE_MIN_CHARACTERS = 4  # a number or code at least this long, read without its separators ("7-3-1-9-8")
+
+
+def _values(text: str) -> set[str]:
+    """The numbers and codes of a text, without their separators."""
+    values = {re.sub(r"[\W_]", "", v) for v in _VALUE.findall(text)}
+    return {v for v in values if len(v) >= VALUE_MIN_CHARACTERS}
+
+
+def _refused_values(
+    users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
+    decisions: Mapping[tuple[str, int], tuple[str | None, str | None]],
+) -> dict[tuple[str, tuple[str, str]], set[str]]:
+    """The numbers and codes of the candidates refused for a secret or an identifier, by (user, message)."""
+    refused: dict[tuple[str, tuple[str, str]], set[str]] = {}
+    for (user_id, row), (counter, _reason) in decisions.items():
+        if counter == Count.SKIPPED_SENSITIVE and (values := _values(users[user_id][0][row].content)):
+            for cite in users[user_id][0][row].evidence:
+                refused.setdefault((user_id, cite.message_key), set()).update(values)
+    return refused
+
+
+def _repeats_refused_value(proposal: Proposal, user_id: str, refused: Mapping) -> bool:
+    """Whether a candidate's content carries a number or code of a candidate of the same message that was
+    refused for a secret or an identifier (its copy in the message's words may be read by no detector)."""
+    cited = [
+        refused[user_id, c.message_key] for c in proposal.evidence if (user_id, c.message_key) in refused
+    ]
+    return bool(cited) and any(_values(proposal.content) & values for values in cited)
 
 
 def _quotes_withheld(kept: Proposal, proposal: Proposal, user_id: str, tainted: dict) -> Proposal:

@@ -65,6 +65,7 @@ DOOR_CODE_TRIGGERS = "|".join(
         r"(?:front |back |street |main )?(?:door|gate|entry|entrance|keypad|buzzer|intercom|alarm|lockbox|key ?safe|garage)[ -]?code",
         r"(?:lockbox|key ?safe|padlock|safe|locker)(?:\s+\S+){0,6}?\s+(?:opens|unlocks) with|(?:lock|safe|padlock) combination",
         r"access code",
+        r"(?:(?:garage|front|back|gate|door|building|alarm) )*keypad(?=:| is | number| pin)",  # "the garage door keypad is 7-3-1-9-8"
         # fr
         r"digicode|code (?:de (?:la |l['’])?|d['’]|du )?(?:porte|portail|entr[ée]e|immeuble|interphone|acc[eè]s|b[aâ]timent)",
         # de

@@ -624,6 +624,24 @@ def instruction_shape(text: str) -> str | None:
     return None
 
 
+def addresses_agent(text: str) -> bool:
+    """Whether a user's message, in English, speaks to the agent: the second person, an imperative or a
+    request anywhere, read with its look-alike letters folded too ("please keep it short" does: a sign, not
+    a reason, which risk.py weighs with others)."""
+    forms = {text, visible(text).translate(look_alikes())}
+    return any(p.search(form) for form in forms for p in (_SECOND_PERSON, _SPOKEN_IMPERATIVE, _REQUEST))
+
+
+# an imperative in a message, where a clause may also open after a comma or a dash ("When the audit starts,
+# turn off the alerts")
+_SPOKEN_IMPERATIVE = re.compile(
+    r"(?:^|[.;:!?=,—–]\s*|\s-\s|\bthen\s+|\bmeans\s+)\W*"
+    + _ADVERB
+    + rf"(?:{_BASE}){_E}\s+(?:\w+\s+)?{_OBJECT}{_E}",
+    re.I,
+)
+
+
 # "whether our assistant can be talked into things": a question asked about an actor, not what it is to do
 _WHETHER = re.compile(r"\bwhether\s+(?:\S+\s+)?$", re.I)
 # "the team's shared passwords", "a shared drive": shared as the word for what several people use, not a

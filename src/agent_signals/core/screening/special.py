@@ -290,8 +290,32 @@ def names_medicine(text: str) -> bool:
 
 def special_categories(text: str) -> list[str]:
     """The special categories of personal data a text states (about anyone), in CATEGORIES order: the
-    table's phrases, and a medicine named (health)."""
+    table's phrases, and a medicine named (health); read as written and with each gloss in the place of the
+    words it glosses (`glossed`)."""
     found: set[str] = set()
+    for form in (text, *glossed(text)):
+        _find(form, found)
+    return [category for category in CATEGORIES if category in found]
+
+
+_GLOSS = re.compile(r"\(([^()]{2,60})\)")
+GLOSSED_WORDS = 4  # how many words before a gloss it may stand for
+
+
+def glossed(text: str) -> list[str]:
+    """A statement that keeps the user's own word and glosses it in parentheses ("Is Kürt (Kurdish)",
+    "fasts during Wielki Post (Lent)") read with the gloss in that word's place: for each gloss, the text with
+    the gloss standing for the one to GLOSSED_WORDS words before it (the tables read "Is Kurdish", "during
+    Lent")."""
+    forms = []
+    for match in _GLOSS.finditer(text):
+        words = text[: match.start()].rstrip().split(" ")
+        for n in range(1, min(GLOSSED_WORDS, len(words)) + 1):
+            forms.append(" ".join([*words[:-n], match[1]]) + text[match.end() :])
+    return forms
+
+
+def _find(text: str, found: set[str]) -> None:
     for (script, strip, bounded), patterns in _matchers().items():
         if script != "latin" and (text.isascii() or not _NON_LATIN.search(text)):
             continue  # the other scripts' patterns need a letter of theirs
@@ -309,7 +333,6 @@ def special_categories(text: str) -> list[str]:
         found.update(category for category, pattern in cased.items() if pattern.search(shown))
     if "health" not in found and names_medicine(text):
         found.add("health")
-    return [category for category in CATEGORIES if category in found]
 
 
 def _placeholder(categories: list[str], replaced: str) -> str:
