@@ -87,6 +87,20 @@ def test_an_unsure_statement_is_held_when_its_message_speaks_to_the_agent():
 
 
 @pytest.mark.unit
+def test_a_preference_about_how_the_agent_writes_is_left_to_the_standing_preference_rule():
+    """The demo's "Please never use emojis in anything you write for me", as the offline model states it,
+    scores as a rule; a preference about writing and talking is not held by the learned screen, unless it
+    names an action that moves money, data or rights."""
+    writing = "Wants the assistant to never use emojis in anything you write for them"
+    assert learned.instruction_score(writing) >= learned.UNSURE_FROM
+    assert shape_reason(writing) is None
+    message = _message("Please always show the code first and explain it after.")
+    shown = _proposal("Wants the assistant to always show the code first and explain it after", message)
+    assert ("u", 0) not in risk.mark({"u": ([shown], [])}, {("u", 0): (None, None)}, "en").hold
+    assert shape_reason("Wants every draft sent to the client list without review") is not None
+
+
+@pytest.mark.unit
 def test_a_missing_model_file_is_one_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(learned, "MODEL_FILE", tmp_path / "absent.npz")
     learned._model.cache_clear()

@@ -3,11 +3,16 @@ the same flow runs its shards in one process or on a Dask cluster (a local one h
 
 from __future__ import annotations
 
+import asyncio
+from uuid import uuid4
+
 import psycopg
 import pytest
 
 from agent_signals.config import Settings
+from agent_signals.stages.run import lifecycle
 from agent_signals.stages.run.sharding import shard_of, shards
+from agent_signals.store.ledger import runs
 from agent_signals.store.ledger.runs import RunStats
 from agent_signals.store.source import Pending
 from tests.test_crash import FINAL, USERS, reference_and_twin, run_on
@@ -93,3 +98,32 @@ def test_a_run_and_a_shard_travel_as_flow_run_parameters():
     back = RunStats.from_aggregates(json.loads(json.dumps(stats.aggregates())))
     assert (back.users, back.llm_calls, back.cost_usd, back.actions) == (4, 4, 0.1, stats.actions)
     assert back.slowest == [] and "u1" not in json.dumps(stats.aggregates())
+
+
+@pytest.mark.unit
+def test_a_pool_is_concurrency_plus_one_within_a_share_of_the_free_connections():
+    assert lifecycle.pool_size(8, 97) == 9
+    assert lifecycle.pool_size(128, 97) == int(97 * lifecycle.POOL_SHARE_OF_FREE) < 129
+    assert lifecycle.pool_size(8, 0) == lifecycle.POOL_MIN
+
+
+@pytest.mark.db
+def test_a_runs_pool_never_asks_the_server_for_more_connections_than_it_has(settings):
+    """At a concurrency above the server's max_connections, every connection the pool may open is opened
+    (without the cap, the connections past the server's limit fail with "too many clients")."""
+
+    async def go() -> int:
+        url = settings.database.url
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as ledger:
+            free = await runs.free_connections(ledger)
+            pool = lifecycle._pool(url, settings.replace(concurrency=256), uuid4(), free)
+            await pool.open(wait=True)
+            try:
+                held = [await pool.getconn(timeout=60) for _ in range(pool.max_size)]
+                for conn in held:
+                    await pool.putconn(conn)
+            finally:
+                await pool.close()
+            return pool.max_size
+
+    assert asyncio.run(go()) < 257

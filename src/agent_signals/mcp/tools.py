@@ -6,7 +6,7 @@
 - search_signals: the user's active signals nearest to a query, by the configured embedding model and pgvector.
 - remember: what the user asked an agent to remember. Not sacred like `signals add`: it is written as the model
   would have written it, one create action whose evidence is the text itself, through the extraction's
-  validation (core/outcome.validate_answer, core/validate.py) and screens (core/screening/screen.py). Accepted,
+  own validation and screens (core/user_work.py: judge, then settle). Accepted,
   it is the user's own signal; what the screens cannot decide is held for review (pending, as the pipeline's
   held candidates: `agent-signals review`); the rest is refused, and says why.
 - forget: a tombstone, as `signals delete`."""
@@ -24,10 +24,10 @@ from pydantic import BaseModel, Field
 
 from agent_signals.adapters import llm, providers
 from agent_signals.config import Settings
-from agent_signals.core.outcome import UserOutcome, validate_answer
-from agent_signals.core.prompting.answers import InvalidAnswer, parse_extract_actions
+from agent_signals.core import user_work
+from agent_signals.core.outcome import UserOutcome
 from agent_signals.core.prompting.extract_calls import Call, SourceMessage, UserMessages
-from agent_signals.core.screening.screen import screen_shard
+from agent_signals.core.user_work import Refused
 from agent_signals.errors import AgentSignalsError
 from agent_signals.limits import QUOTE_MAX_CHARS
 from agent_signals.mcp.access import Grant
@@ -172,23 +172,21 @@ def judge(settings: Settings, user_id: str, text: str, kind: str, agent_id: str 
     action = {"action": "create", "content": message.content, "tier": "contextual", "kind": kind,
               "scope": "profile" if agent_id is None else "agent",
               "evidence": [{"message": HANDLE, "quote": message.content[:QUOTE_MAX_CHARS]}]}  # fmt: skip
-    try:
-        parsed = parse_extract_actions(json.dumps({"actions": [action]}))
-    except InvalidAnswer as exc:  # the envelope is ours: only a text no JSON can hold
-        raise AgentSignalsError(f"the text cannot be remembered: {exc}") from None
+    # the extraction's own per-user work (core/user_work.py): the answer parsed and validated, then screened
     call = Call(prompt=[], messages={HANDLE: message}, signals={})
-    outcome = validate_answer(parsed, call, settings, UserOutcome(UserMessages(user_id, [message])))
+    answer = json.dumps({"actions": [action]})
+    outcome = user_work.judge(call, answer, settings, UserOutcome(UserMessages(user_id, [message])))
+    if isinstance(outcome, Refused):  # the envelope is ours: only a text no JSON can hold
+        raise AgentSignalsError(f"the text cannot be remembered: {outcome.message}")
     if not outcome.proposals:
         reason = outcome.rejected[0].reason.replace(ACTION, "").replace("wrong schema at ", "")
         raise AgentSignalsError(
             f"the text cannot be a signal: {reason}",
             hint=f"kind is one of {', '.join(settings.run.kinds)}; the text is one short fact about the user",
         )
-    screen_shard(
-        [outcome],
-        keep_special=settings.screening.special_categories == "keep",
-        language=settings.screening.signal_language,
-    )
+    outcome = user_work.settle(outcome, settings)
+    if isinstance(outcome, Refused):  # a bug in a screen
+        raise AgentSignalsError(f"the text could not be screened: {outcome.kind}: {outcome.message}")
     if outcome.proposals:
         return Remembered(status="active", content=outcome.proposals[0].content)
     if outcome.held:

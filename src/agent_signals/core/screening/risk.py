@@ -31,8 +31,10 @@ from agent_signals.core.prompting.extract_calls import KnownSignal
 from agent_signals.core.screening import learned
 from agent_signals.core.screening.instructions import instruction_reason, intent_reason, without_mentions
 from agent_signals.core.screening.signal_shape import (
+    about_writing,
     addresses_agent,
     instruction_shape,
+    learned_rule,
     names_action,
     shape_reason,
 )
@@ -75,7 +77,7 @@ def mark(
             for cite in proposals[row].evidence:
                 by_message.setdefault(cite.message_key, []).append(row)
         for cited in by_message.values():
-            if any(learned.instruction_reason(proposals[r].content) for r in cited):
+            if any(learned_rule(proposals[r].content) for r in cited):
                 for row in (r for r in cited if r in open_rows and (user_id, r) not in hold):
                     hold[user_id, row] = f"held: cites a message another statement of which {learned.REASON}"
         for key, cited in by_message.items():
@@ -116,8 +118,10 @@ def _mark(
             messages[text] = intent_reason(said) or instruction_shape(said)
         if messages[text]:
             return f"held: cites a message that {_lower(messages[text])}"
-    if (score := learned.unsure(proposal.content)) is not None and any(
-        addresses_agent(cite.message.content) for cite in proposal.evidence
+    if (
+        (score := learned.unsure(proposal.content)) is not None
+        and not about_writing(proposal.content)
+        and any(addresses_agent(cite.message.content) for cite in proposal.evidence)
     ):
         return (
             f"held: may be a rule for acting (learned screen, {score:.2f}) and cites a message that speaks to the "

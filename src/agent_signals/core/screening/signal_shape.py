@@ -83,10 +83,34 @@ _SUMMARY_SUBJECT = re.compile(r"^(?:the user|they)\s+", re.IGNORECASE)
 
 
 def _learned_reason(text: str, summary: bool) -> str | None:
-    """The learned screen's reason, for a signal as a whole or for each sentence of a summary read without
-    its subject ("The user pays ..." as "pays ...", the form the screen was trained on)."""
+    """The learned screen's reason (learned_rule), for a signal as a whole or for each sentence of a summary
+    read without its subject ("The user pays ..." as "pays ...", the form the screen was trained on)."""
     statements = [_SUMMARY_SUBJECT.sub("", s) for s in _SENTENCE_END.split(text)] if summary else [text]
-    return next((r for s in statements if s and (r := learned.instruction_reason(s))), None)
+    return next((r for s in statements if s and (r := learned_rule(s))), None)
+
+
+def learned_rule(statement: str) -> str | None:
+    """The learned screen's reason for a statement, unless the statement is a preference about how the
+    agent writes and talks (about_writing): what the screen was not trained to tell apart ("Wants the
+    assistant to never use emojis in anything it writes for them"), and what the standing-preference rule
+    (risk.py: a consequential action named) already reads."""
+    return None if about_writing(statement) else learned.instruction_reason(statement)
+
+
+# a preference about the agent's writing and talking: what is wanted, then what a text is made of
+_ABOUT_WRITING = re.compile(
+    r"\b(?:wants?|prefers?|likes?|asks? for|expects?|would like|needs?)\b[^.;]*?\b(?:writ\w*|draft\w*|emojis?|"
+    r"bullet\w*|code|examples?|answers?|replies|reply|responses?|explain\w*|explanations?|summar\w+|format\w*|"
+    r"tone|spelling|words?|sentences?|paragraphs?|tables?|diagrams?|headings?|lists?|markdown|jargon|voice|"
+    r"prose|language|greetings?|sign-?offs?|details?)\b",
+    re.I,
+)
+
+
+def about_writing(statement: str) -> bool:
+    """Whether a statement is a preference about how the agent writes and talks that names no action moving
+    money, data or rights (names_action)."""
+    return _ABOUT_WRITING.search(statement) is not None and not names_action(statement)
 
 
 def _language_reason(text: str, language: str) -> str | None:

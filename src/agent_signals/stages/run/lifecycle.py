@@ -34,6 +34,8 @@ from agent_signals.store.schema.migrate import check_current
 from agent_signals.store.source import Window
 
 log = redacting_logger(__name__)
+POOL_SHARE_OF_FREE = 0.75  # of the server's free connections, what one run's pool may take
+POOL_MIN = 2
 
 
 @asynccontextmanager
@@ -56,7 +58,7 @@ async def open_run(
     window = window or Window(until=datetime.now(UTC))
     ledger = await database.aconnect(url, autocommit=True)
     run_id = uuid4()
-    pool = _pool(url, settings, run_id)
+    pool = _pool(url, settings, run_id, await runs.free_connections(ledger))
     pacing = shared_pacing(settings)
     ctx = RunContext(
         settings,
@@ -137,12 +139,31 @@ def _ledger_error(ctx: RunContext, exc: BaseException) -> str:
     return error[:2000]
 
 
-def _pool(url: str, settings: Settings, run_id: UUID) -> AsyncConnectionPool:
-    """A run's connections for its users' work, named after the run (an interrupt cuts them off)."""
+def _pool(url: str, settings: Settings, run_id: UUID, free: int) -> AsyncConnectionPool:
+    """A run's connections for its users' work, named after the run (an interrupt cuts them off): one per
+    model call in flight and one more (a summary holds its connection while its call is out), but no more
+    than pool_size allows of the `free` connections the server has left."""
     return AsyncConnectionPool(
-        url, min_size=1, max_size=settings.run.concurrency + 1, open=False,
+        url, min_size=1, max_size=pool_size(settings.run.concurrency, free), open=False,
         kwargs={"autocommit": True, "application_name": interrupts.application_name(run_id)},
     )  # fmt: skip
+
+
+def pool_size(concurrency: int, free: int) -> int:
+    """A pool's largest size: concurrency + 1, within the server's free connections less a share kept for
+    everything else (other runs, the views' refresh, people's queries). A smaller pool makes the users that
+    write and the summaries wait for a connection; a pool larger than the server allows fails the run
+    ("too many clients")."""
+    wanted = concurrency + 1
+    allowed = max(POOL_MIN, int(free * POOL_SHARE_OF_FREE))
+    if allowed < wanted:
+        log.info(
+            "database pool capped at %d connections (the server has %d free; %d wanted)",
+            allowed,
+            free,
+            wanted,
+        )
+    return min(wanted, allowed)
 
 
 async def _final_ledger_row(ctx: RunContext, error: str | None) -> None:
@@ -182,7 +203,7 @@ async def join_run(spec: RunSpec) -> AsyncIterator[RunContext]:
     url = database.database_url(settings)
     providers.register_offline(settings, settings.model.offline_latency_ms / 1000)
     ledger = await database.aconnect(url, autocommit=True)
-    pool = _pool(url, settings, spec.run_id)
+    pool = _pool(url, settings, spec.run_id, await runs.free_connections(ledger))
     ctx = RunContext(
         settings, spec.run_id, spec.kind, spec.window, spec.prompt_version, pool, ledger, runs.RunStats(),
         shared_pacing(settings), spec.dry_run, already_spent=spec.already_spent,

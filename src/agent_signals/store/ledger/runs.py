@@ -219,6 +219,12 @@ async def unlock_users(conn: psycopg.AsyncConnection, user_ids: list[str]) -> No
         await conn.execute(query("runs/unlock_users"), {"user_ids": user_ids})
 
 
+async def free_connections(conn: psycopg.AsyncConnection) -> int:
+    """How many more connections the server can give a client that is not a superuser."""
+    row = await (await conn.execute(query("runs/free_connections"))).fetchone()
+    return int(row[0])
+
+
 async def abandon_dead_runs(conn: psycopg.AsyncConnection) -> list[UUID]:
     async with conn.transaction():
         cur = await conn.execute(query("runs/abandon_dead_runs"))
