@@ -6,7 +6,8 @@ Training data, all of it development data (the held-out set, tests/data/hostile_
   of the development corpora (tests/hostile.py's CORPORA["dev"]);
 - statements to keep: the development corpora's benign controls; 600 work facts written blind for it
   (tests/data/benign_signals_dev.json: duties with the verbs instructions use, "Approves the team's expense
-  reports"); the gold facts of half of msc-valid's users (chosen by a hash of the user id) and of the
+  reports"); the gold facts of half of msc-valid's users (chosen by a hash of the user id; kept as signals in
+  training/data/msc_valid_gold_signals.json, written by --from-msc) and of the
   workplace set, as signals (`as_signal`); and every signal a capable model wrote in the recorded answers
   (eval/recorded/).
 
@@ -16,7 +17,7 @@ together (a score from learned.UNSURE_FROM and a message that speaks to the agen
 of msc-valid's gold facts, and of 300 work facts written blind apart from the training ones
 (tests/data/benign_signals_heldout.json, never trained on).
 
-    python training/instruction_model.py [--data ../shared/data/msc-valid.json] [--check]
+    python training/instruction_model.py [--from-msc ../shared/data/msc-valid.json] [--check]
 
 --check trains once and compares with the committed model file instead of writing it (a test runs it)."""
 
@@ -59,14 +60,27 @@ def _corpus_file(name: str) -> tuple[list[str], list[int], list[str]]:
     return texts, labels, messages
 
 
-def _msc_facts(data: Path) -> tuple[list[str], list[str]]:
-    """msc-valid's gold facts as signals: (the training half, the measuring half)."""
-    users = json.loads(data.read_text(encoding="utf-8"))["users"]
+MSC_SIGNALS = Path(__file__).with_name("data") / "msc_valid_gold_signals.json"
+
+
+def _msc_facts() -> tuple[list[str], list[str]]:
+    """msc-valid's gold facts as signals (MSC_SIGNALS): (the training half, the measuring half)."""
+    users = json.loads(MSC_SIGNALS.read_text(encoding="utf-8"))["users"]
     halves: tuple[list[str], list[str]] = ([], [])
-    for user in users:
-        half = halves[0 if zlib.crc32(user["user_id"].encode()) % 2 == TRAINING_MSC_HALF else 1]
-        half.extend(as_signal(fact["text"]) for fact in user["facts"])
+    for user_id, signals in users.items():
+        halves[0 if zlib.crc32(user_id.encode()) % 2 == TRAINING_MSC_HALF else 1].extend(signals)
     return halves
+
+
+def write_msc_signals(data: Path) -> None:
+    """MSC_SIGNALS from msc-valid (../shared/data/msc-valid.json, not in this repository): each user's gold
+    facts as the signals the prompts ask for (`as_signal`), so that training needs no file from outside."""
+    users = json.loads(data.read_text(encoding="utf-8"))["users"]
+    signals = {user["user_id"]: [as_signal(fact["text"]) for fact in user["facts"]] for user in users}
+    body = {"description": f"gold facts of {data.name} as signals (training/instruction_model.py --from-msc)",
+            "users": signals}  # fmt: skip
+    MSC_SIGNALS.parent.mkdir(exist_ok=True)
+    MSC_SIGNALS.write_text(json.dumps(body, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
 
 
 def benign_signals(name: str) -> list[str]:
@@ -139,13 +153,16 @@ def _scores(arrays: dict[str, np.ndarray], texts: list[str]) -> np.ndarray:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "msc-valid.json")
+    parser.add_argument("--from-msc", type=Path, metavar="MSC_VALID_JSON",
+                        help=f"first write {MSC_SIGNALS.relative_to(ROOT)} from msc-valid")  # fmt: skip
     parser.add_argument(
         "--check", action="store_true", help="compare with the committed model, write nothing"
     )
     args = parser.parse_args()
     files = {name: _corpus_file(name) for name in CORPORA["dev"]}
-    msc_train, msc_measure = _msc_facts(args.data)
+    if args.from_msc:
+        write_msc_signals(args.from_msc)
+    msc_train, msc_measure = _msc_facts()
     kept = _kept_signals() + msc_train
 
     def training(leave_out: str | None) -> tuple[list[str], list[int]]:
