@@ -13,7 +13,11 @@ A candidate is marked (and held for review, screen.py) when:
   action that moves money, data or rights (signal_shape.CONSEQUENTIAL);
 - another candidate citing the same message reads as a rule for acting to the learned screen (learned.py),
   whichever screen held that one: the message carries an instruction, so whatever else is drawn from it is
-  suspect.
+  suspect;
+- the learned screen is unsure of it (learned.UNSURE_FROM to HOLD_FROM) and a message it cites speaks to the
+  agent (second person, an imperative, a request): two weak signs together. Neither learned mark holds a
+  preference about how the agent writes and talks (signal_shape.about_writing): the standing-preference
+  rule above reads those.
 
 And the set is refused whole: when one candidate of a message is quarantined as an instruction, every other
 candidate citing that message is quarantined with it (step 1 of a split instruction goes with step 2), unless
