@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import psycopg
@@ -144,22 +143,6 @@ def test_a_worker_ignores_the_signals_the_run_stops_on():
 
     first, again = asyncio.run(go())
     assert first == again
-
-
-@pytest.mark.unit
-def test_a_pool_closed_while_it_starts_is_stopped_once_started():
-    """close() does not wait for a pool still starting (a short run's end); its starting thread stops it."""
-    workers = Workers(1, MODEL)
-    workers.begin()
-    starting = workers._starting
-    workers.close()
-    assert workers._starting is None
-    executor = starting.result(timeout=300)
-    for _ in range(600):  # its starting thread shuts it down right after handing it over
-        if executor._processes is None:
-            break
-        time.sleep(0.1)
-    assert executor._processes is None
 
 
 @pytest.mark.unit

@@ -150,16 +150,10 @@ class Workers:
             starting.set_result(executor)
 
     def close(self) -> None:
-        """Stop the workers. A pool still starting is stopped by its starting thread once it has started:
-        a short run does not wait at its end for the fork server to load the screens."""
         starting, self._starting = self._starting, None
         if starting is not None:
-            starting.add_done_callback(_shut_down)
-
-
-def _shut_down(started: Future[ProcessPoolExecutor]) -> None:
-    with contextlib.suppress(Exception):  # one that never started has nothing to stop
-        started.result().shutdown(wait=True, cancel_futures=True)
+            with contextlib.suppress(Exception):  # one that never started has nothing to stop
+                starting.result().shutdown(wait=True, cancel_futures=True)
 
 
 def _initialize(model: str) -> None:
