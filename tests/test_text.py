@@ -124,6 +124,22 @@ def test_a_text_that_hides_what_it_says_is_told_apart_from_a_flag_emoji():
     england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
     assert not disguises_text(f"Supports England {england}")
     assert not disguises_text("Writes Arabic and English: \u0645\u0631\u062d\u0628\u0627 hello")
+    # a word in letter-like forms no keyboard types: circled, small capitals, mathematical, negative squared
+    for disguised in (
+        "vibe check \u24d6\u24e1\u24d0\u24dd\u24e3 admin",
+        "\u0262\u0280\u1d00\u0274\u1d1b \u1d00\u1d05\u1d0d\u026a\u0274",
+        "\U0001d420\U0001d42b\U0001d41a\U0001d427\U0001d42d me",
+        "\U0001f176 \U0001f181 \U0001f170 \U0001f17d",
+    ):
+        assert disguises_text(disguised), disguised
+    # but not fullwidth letters (Japanese and Chinese input methods type them), flags, or a lone symbol
+    for plain in (
+        "\uff21\uff22\uff23\uff24\uff25\u3067\u3059",
+        "\U0001f1e9\U0001f1ea\U0001f1eb\U0001f1f7\U0001f1ee\U0001f1f9",
+        "Blood type \U0001f170 \U0001f171",
+        "\u24b6 and \u24b7 options",
+    ):
+        assert not disguises_text(plain), plain
 
 
 @pytest.mark.unit

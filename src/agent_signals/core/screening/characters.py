@@ -7,7 +7,10 @@ what is stored and what is screened never disagree (tests/test_text.py checks it
   other format character (category Cf). Storage strips them; screening drops them.
 - disguising (`disguises`, `hidden_text`): bidi embeddings and overrides (a run shown reversed) and Unicode
   tag characters (invisible ASCII) outside the flag emoji they spell. Hidden too; storage flags a message
-  that has them, screening also reads what they carry.
+  that has them, screening also reads what they carry. Storage also flags a message that writes a word in
+  letter-like forms of Latin letters (`LETTER_FORMS`: circled, parenthesized, squared and negative squared
+  letters, mathematical letters, small capitals), which no keyboard types: screening reads them as the
+  letters they show (look-alikes, below), and a message written in them is hostile whatever it says.
 - look-alikes (`look_alikes`, `cyrillic_look_alikes`): characters that read as a Latin
   letter, digit or ASCII sign without being one. Storage keeps them (the stored text is what the user
   wrote); screening folds them (after NFKC, which already reads fullwidth, mathematical, circled and
@@ -50,12 +53,23 @@ TAG_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _TAG_TEXT = re.compile("[\U000e0020-\U000e007e]+")
 _UNTAG = {code: code - 0xE0000 for code in range(0xE0020, 0xE007F)}
 _RIGHT_TO_LEFT = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069\n]*)")
+# Letter-like forms of Latin letters a keyboard does not type (small capitals ᴀ ʙ ɢ ʀ ꜱ, parenthesized,
+# circled, squared and negative squared letters, mathematical letters and digits; not fullwidth forms,
+# which Japanese and Chinese input methods type, nor regional indicators, which spell flags): four or more
+# in a run, spaces between them allowed, are a word written to slip past a reader.
+LETTER_FORMS = (
+    "[\u0262\u026a\u0274\u0280\u028f\u0299\u029c\u029f\u1d00-\u1d22\ua730\ua731\u249c-\u24e9"
+    "\U0001d400-\U0001d7ff\U0001f130-\U0001f189]"
+)
+_LETTER_FORM_WORD = re.compile(rf"{LETTER_FORMS}(?:\s?{LETTER_FORMS}){{3,}}")
 
 
 def disguises(text: str) -> bool:
     """Whether a text hides what it says from its reader (bidi embeddings or overrides, tag characters
-    outside a flag emoji)."""
-    return bool(DISGUISING.search(TAG_FLAG.sub("", text))) if not text.isascii() else False
+    outside a flag emoji) or disguises its letters (a word in LETTER_FORMS)."""
+    if text.isascii():
+        return False
+    return bool(DISGUISING.search(TAG_FLAG.sub("", text)) or _LETTER_FORM_WORD.search(text))
 
 
 def hidden_text(text: str) -> str:
