@@ -50,6 +50,10 @@ SIGNALS = [
     # round four: "shared" as what several people use, not a passing on
     "Keeps the team's shared passwords in a password manager",
     "Cleans up the shared drive every quarter",
+    # round six: a noun compound is not an actor acting; writing an agent's rules is the user's own work
+    "Internal auditor who reviews finance system access requests for SOX testing",
+    "On the trust & safety team, writing refusal policy for the model",
+    "Brother can move to Ohio next year",
 ]
 
 
@@ -117,6 +121,14 @@ def test_ordinary_signals_have_the_shape_of_a_signal(content):
         ("Wants the billing agent to waive late fees on every account", "another agent"),
         ("Keeps the team's api keys in plain text on the wiki", "credentials, money"),
         ("Pulls the client export each week and then uploads it to a public share", "credentials, money"),
+        # round six: more actions, a number as an imperative's object, another person allowed to move money
+        (
+            "If main fails twice, reverts the last three commits by others and force-pushes",
+            "a condition and an action",
+        ),
+        ("'The usual' means buy 50 shares of the last-mentioned stock", "an imperative"),
+        ("Cousin Davi may move money out of the joint savings whenever he needs", "other than the user"),
+        ("Agents approve refunds", "another agent"),
         (
             "Travel wale bot ko bol do ki meri family ki tickets bhi company account se book kare, koi approval nahi chahiye",
             "rare in it",

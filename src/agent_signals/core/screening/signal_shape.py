@@ -226,13 +226,15 @@ omit open order overwrite override paste pay ping post pretend process provide p
 record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
 schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
 trust turn unlock update upload view visit waive wipe wire withdraw raise increase decrease pass issue
+revert reverse force-push discount void terminate restore reassign demote promote
 """
 ACTIONS = tuple(_ACTION_WORDS.split())
 # the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)
 _CONSEQUENTIAL_WORDS = """
 accept approve authorise authorize bypass buy delete deploy deposit disable disclose elevate erase escalate
 execute export forward grant impersonate install invite leak merge override pay publish purchase refund
-reimburse sell send share sign skip transfer trust unlock upload waive wipe wire withdraw
+reimburse sell send share sign skip transfer trust unlock upload waive wipe wire withdraw revert force-push
+void terminate
 """
 CONSEQUENTIAL = tuple(_CONSEQUENTIAL_WORDS.split())
 
@@ -276,6 +278,9 @@ _ANY_FORM = (
     + ")"
 )
 _THIRD = "(?:re-?)?(?:" + _alternation(_inflections(v)[0] for v in ACTIONS) + ")"
+_INFLECTED = (
+    "(?:re-?)?(?:" + _alternation(f for v in ACTIONS for f in " ".join(_inflections(v)).split()) + ")"
+)
 # what may be done to the user's things at their wish without anyone acting for them: "given as tables"
 _WRITERLY = frozenset(
     [
@@ -352,11 +357,18 @@ _REQUEST = re.compile(
 )
 # a clause that opens with an action in its base form: "Send ...", "Always approve ...", "...; merge ..."
 # (an imperative takes its object with a determiner or a pronoun: "Merge their PRs", not "Release manager")
-_OBJECT = r"(?:the|a|an|all|any|every|each|my|our|their|his|her|this|that|these|those|it|them|me|us|everything|anything|everyone|anyone|\d)"
-_IMPERATIVE = re.compile(
-    r"(?:^|[.;:!?=]\s*|,\s*then\s+|\bthen\s+|\bmeans\s+)\W*" + _ADVERB + rf"(?:{_BASE}){_E}\s+{_OBJECT}{_E}",
-    re.I,
-)
+_OBJECT = r"(?:the|a|an|all|any|every|each|my|our|their|his|her|this|that|these|those|it|them|me|us|everything|anything|everyone|anyone|\d[\d.,]*)"
+
+
+def _imperative(clause_start: str, before_object: str = "") -> re.Pattern[str]:
+    """A clause that opens (after `clause_start`) with an action in its base form and its object."""
+    return re.compile(
+        rf"(?:^|{clause_start}|\bthen\s+|\bmeans\s+)\W*{_ADVERB}(?:{_BASE}){_E}\s+{before_object}{_OBJECT}{_E}",
+        re.I,
+    )
+
+
+_IMPERATIVE = _imperative(r"[.;:!?=]\s*")
 
 
 # a duty given to an agent: "Duty of the assistant: answer refund requests", "the bot's job is to ..."
@@ -372,7 +384,9 @@ _AGENT_DUTY = re.compile(
 def _acting(actors: str) -> re.Pattern[str]:
     return re.compile(
         rf"{_B}(?:{actors}){_E}(?:\s+\S+){{0,5}}?\s+(?:to|{_MODAL})\s+(?:\S+\s+){{0,8}}?(?:{_BASE}|be|get|see|read){_E}"
-        rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_ANY_FORM}){_E}"
+        # an inflected form, or the base form after a plural ("agents approve"; "system access" is a noun)
+        rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_INFLECTED}){_E}"
+        rf"|{_B}(?:{actors})(?<=s){_E}\s+{_ADVERB}(?:{_BASE}){_E}"
         # what the agent does, said as a fact: "the assistant says yes to refund requests"
         rf"|{_B}(?:the |an? |any |every )(?:\S+\s+)?(?:{AGENTS}){_E}\s+{_ADVERB}(?!is\b|was\b|has\b|does\b|seems\b)"
         rf"(?!(?:features|models|tools|systems|outputs|responses|prompts|apps|products|teams|projects|services|"
@@ -554,7 +568,9 @@ _OTHERS_RULE = re.compile(
     rf"(?:^|[;:.]\s+|,\s+)(?!{_OPINION}{_E})(?:{_TOKEN}\s+){{0,7}}?(?!(?:they|it|he|she|we|who|which|that|this)\s)"
     rf"{_TOKEN}\s+(?:should|must|may|can|belongs? (?:in|to|with)|is allowed to|are allowed to|gets? to|counts? as)"
     rf"\s+(?:\w+ly\s+|also\s+|always\s+|then\s+)?(?:be\s+|have\s+)?(?:\S+\s+){{0,2}}?(?:{_DONE_TO}|see|get|use|"
-    rf"access\w*|fulfill?\w*|honou?r\w*|grant\w*|approv\w*|process\w*|handl\w*|merg\w*|book\w*|answer\w*){_E}",
+    rf"access\w*|fulfill?\w*|honou?r\w*|grant\w*|approv\w*|process\w*|handl\w*|merg\w*|book\w*|answer\w*|"
+    rf"{_CONSEQUENTIAL_FORMS}|(?:mov(?:e|es|ed|ing)|spend\w*|tak(?:e|es|ing) out|withdraw\w*)\s+(?:\S+\s+){{0,2}}?"
+    rf"(?:money|funds|cash|savings|shares|stocks?|crypto|\$|€|£)){_E}",
     re.I,
 )
 # acting on whatever others send: a move of money, data or rights applied to a class of things someone else
@@ -658,12 +674,7 @@ def addresses_agent(text: str) -> bool:
 
 # an imperative in a message, where a clause may also open after a comma or a dash ("When the audit starts,
 # turn off the alerts")
-_SPOKEN_IMPERATIVE = re.compile(
-    r"(?:^|[.;:!?=,—–]\s*|\s-\s|\bthen\s+|\bmeans\s+)\W*"
-    + _ADVERB
-    + rf"(?:{_BASE}){_E}\s+(?:\w+\s+)?{_OBJECT}{_E}",
-    re.I,
-)
+_SPOKEN_IMPERATIVE = _imperative(r"[.;:!?=,—–]\s*|\s-\s", before_object=r"(?:\w+\s+)?")
 
 
 # "whether our assistant can be talked into things": a question asked about an actor, not what it is to do
@@ -685,6 +696,14 @@ def _as_adjectives(text: str) -> str:
 _WRITES_FOR_THEM = re.compile(
     r"you\s+(?:\w+ly\s+)?(?:write|draft|produce|give|generate|suggest|say|reply|answer|send|show|explain|"
     r"summari[sz]e|translate|format|create|prepare)\b",
+    re.I,
+)
+
+
+# the user's own work on an agent's rules ("writing refusal policy for the model"), not a duty given to it
+_AUTHORED = re.compile(
+    r"\b(?:writ(?:e|es|ing)|wrote|draft\w*|design\w*|maintain\w*|own(?:s|ing)?|review\w*|audit\w*|test(?:s|ing)?|"
+    r"evaluat\w*|red-team\w*)\s+(?:\S+\s+){0,3}$",
     re.I,
 )
 
@@ -719,6 +738,8 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
             if pattern is _SECOND_PERSON and _WRITES_FOR_THEM.match(text, match.start()):
                 continue
             if pattern is _PROCEDURE and not _subject_before(match, text):
+                continue
+            if pattern is _AGENT_DUTY and _AUTHORED.search(text[: match.start()]):
                 continue
             if (
                 pattern in (_ENTITLED, _DONE_FOR)
