@@ -100,7 +100,7 @@ def test_no_secret_a_model_copies_is_kept_in_any_table_or_log_line(conn, setting
     summary = run(settings)
     assert summary["failures"] == 3  # vic, wyn, xan
     # the message that holds the password also asks the agent for something: every candidate citing it goes
-    # with the one rejected for the password (risk.py, screen._tainted), its text withheld
+    # with the one rejected for the password (risk.py, screen._withheld), its text withheld
     assert summary["actions"] == {"skipped_sensitive": 3, "rejected_invalid": 2}
     rows = stored_texts(conn)
     # everything was kept, redacted: the raw answers, the rejected actions

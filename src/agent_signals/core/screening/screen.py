@@ -152,8 +152,7 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
         for user_id, row, content, repeats, recall, disguised in rows
     }
     marks = risk.mark(users, decisions, language)
-    tainted = _tainted(users, decisions)
-    refused_values = _refused_values(users, decisions)
+    tainted, refused_values = _withheld(users, decisions)
     quotes: dict[str, str] = {}
     for (user_id, row), (counter, reason) in decisions.items():
         if (user_id, row) in marks.refuse:
@@ -199,21 +198,6 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
             outcome.count(Count.SUMMARY_REFUSED)
 
 
-def _tainted(
-    users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
-    outcomes: Mapping[tuple[str, int], tuple[str | None, str | None]],
-) -> dict[tuple[str, tuple[str, str]], tuple[str, str]]:
-    """The messages a candidate was rejected for what its text holds (a secret, a special category), by
-    (user, message): (the counter, the reason). The tables may find it only in the model's words (the message
-    in a language they do not read), so the message's other candidates must not carry it either."""
-    tainted = {}
-    for (user_id, row), (counter, reason) in outcomes.items():
-        if counter in WITHHELD_COUNTERS:
-            for cite in users[user_id][0][row].evidence:
-                tainted.setdefault((user_id, cite.message_key), (counter, reason or counter))
-    return tainted
-
-
 _VALUE = re.compile(r"[^\s,;()]*\d[^\s,;()]*")
 VALUE_MIN_CHARACTERS = 4  # a number or code at least this long, read without its separators ("7-3-1-9-8")
 
@@ -224,17 +208,26 @@ def _values(text: str) -> set[str]:
     return {v for v in values if len(v) >= VALUE_MIN_CHARACTERS}
 
 
-def _refused_values(
+def _withheld(
     users: Mapping[str, tuple[Sequence[Proposal], Sequence[KnownSignal]]],
     decisions: Mapping[tuple[str, int], tuple[str | None, str | None]],
-) -> dict[tuple[str, tuple[str, str]], set[str]]:
-    """The numbers and codes of the candidates refused for a secret or an identifier, by (user, message)."""
+) -> tuple[dict[tuple[str, tuple[str, str]], tuple[str, str]], dict[tuple[str, tuple[str, str]], set[str]]]:
+    """What the candidates rejected for what their text holds (a secret, a special category) leave on their
+    messages, by (user, message): the taint, (the counter, the reason), and the numbers and codes of those
+    refused for a secret or an identifier. The tables may find it only in the model's words (the message in a
+    language they do not read), so the message's other candidates must carry neither."""
+    tainted: dict[tuple[str, tuple[str, str]], tuple[str, str]] = {}
     refused: dict[tuple[str, tuple[str, str]], set[str]] = {}
-    for (user_id, row), (counter, _reason) in decisions.items():
-        if counter == Count.SKIPPED_SENSITIVE and (values := _values(users[user_id][0][row].content)):
-            for cite in users[user_id][0][row].evidence:
+    for (user_id, row), (counter, reason) in decisions.items():
+        if counter not in WITHHELD_COUNTERS:
+            continue
+        proposal = users[user_id][0][row]
+        values = _values(proposal.content) if counter == Count.SKIPPED_SENSITIVE else set()
+        for cite in proposal.evidence:
+            tainted.setdefault((user_id, cite.message_key), (counter, reason or counter))
+            if values:
                 refused.setdefault((user_id, cite.message_key), set()).update(values)
-    return refused
+    return tainted, refused
 
 
 def _repeats_refused_value(proposal: Proposal, user_id: str, refused: Mapping) -> bool:
