@@ -8,8 +8,9 @@ core/screening/sensitive_words.py, in eleven languages, and in cues.py and stree
 
 Detectors that do not depend on the language: password-shaped tokens (passwords.py), recovery phrases
 and backup codes (phrases.py), long runs of digits, python-stdnum's catalogue, passport numbers and
-machine-readable zones (identifiers.py), street addresses by structure (streets.py) and dates of birth
-(birth.py). Each has a cheap pre-filter (a digit, a long token, enough words): most messages skip it.
+machine-readable zones (identifiers.py), street addresses by structure (streets.py) or after the words
+that announce one (stated_address.py) and dates of birth (birth.py). Each has a cheap pre-filter (a
+digit, a long token, enough words): most messages skip it.
 
 `sensitive_kinds(text)` names what a text holds; `redact(text)` replaces each finding with
 `[<kind> redacted]`. Both are pure: nothing here reads a file or the network (detect-secrets runs
@@ -44,6 +45,7 @@ from agent_signals.core.screening.sensitive.phrases import (
     find_recovery_keys,
     find_recovery_phrases,
 )
+from agent_signals.core.screening.sensitive.stated_address import find_stated_addresses
 from agent_signals.core.screening.sensitive.streets import find_street_addresses
 
 # Every kind of finding, in the order sensitive_kinds() reports them.
@@ -105,7 +107,7 @@ def findings(text: str) -> list[Finding]:
     if digits:
         found += [*find_door_codes(text), *find_birth_dates(text), *find_addresses(text)]
         found += [*find_shaped_passwords(text), *find_backup_codes(text), *find_recovery_keys(text)]
-        found += [*find_street_addresses(text), *find_birth_dates_any(text)]
+        found += [*find_street_addresses(text), *find_stated_addresses(text), *find_birth_dates_any(text)]
     if digits >= MIN_CATALOGUE_DIGITS:
         found += find_catalogue_ids(text)
     if digits >= MIN_ID_DIGITS:

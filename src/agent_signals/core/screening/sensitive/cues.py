@@ -211,3 +211,83 @@ BIRTH_WORDS = {
     "zh": r"生日|出生",
     "ja": r"誕生日|生年月日|生まれ",
 }
+
+# What announces one's own address: "my address is", "home address:", "I live at", "lives at". A value
+# with a house number or a postal code may follow it directly or after a copula or a colon
+# (stated_address.py). Cues that say where one lives ("vivo en", "bor på") need that number too.
+ADDRESS_WORDS = {
+    "en": r"(?:my|our|home|house|delivery|shipping|postal|mailing|billing|residential|permanent|current|street)"
+    r" address(?:es)?|(?:i|we|they|he|she) (?:now |currently |still )?live at|lives? at|living at"
+    r"|resid(?:e|es|ing) at|home is at",
+    "fr": r"(?:mon|notre|ma nouvelle|mon nouvel) adresse|adresse (?:postale|de livraison|du domicile|perso(?:nnelle)?)"
+    r"|j['’]habite(?: au| à| a)?|habite au|je vis (?:au|à|a)|domicili[ée]e? (?:au|à|a)",
+    "de": r"meine (?:neue )?(?:adresse|anschrift)|unsere (?:neue )?(?:adresse|anschrift)"
+    r"|(?:liefer|post|wohn|privat|heim|rechnungs|versand)adresse|anschrift|ich wohne(?: in der| im| am| an der)?"
+    r"|wohnhaft(?: in der| im| am)?",
+    "es": r"mi (?:nueva )?direcci[óo]n|nuestra direcci[óo]n|direcci[óo]n de (?:env[íi]o|entrega|casa)|mi domicilio"
+    r"|vivo en|vive en",
+    "it": r"(?:il )?mio (?:nuovo )?indirizzo|indirizzo di (?:casa|spedizione|consegna|residenza)"
+    r"|abito (?:in|a|al|alla)|vivo (?:in|a|al|alla)|risiedo (?:in|a|al)",
+    "pt": r"meu (?:novo )?endere[çc]o|minha morada|endere[çc]o (?:de entrega|residencial|de casa)"
+    r"|moro (?:na|no|em)|vivo (?:na|no|em)|resido (?:na|no|em)",
+    "nl": r"(?:mijn|ons) (?:nieuwe? )?adres|woonadres|postadres|afleveradres|(?:ik )?woon (?:op|aan)|woont (?:op|aan)",
+    "pl": r"m[óo]j (?:nowy )?adres|adres (?:do (?:faktury|wysy[łl]ki|korespondencji|dostawy)|zamieszkania)"
+    r"|mieszkam (?:na|przy)",
+    "ru": r"мой (?:новый )?адрес|наш (?:новый )?адрес|домашний адрес|адрес доставки|живу (?:на|по адресу)"
+    r"|проживаю (?:на|по адресу)|по адресу",
+    "uk": r"моя (?:нова )?адреса|наша адреса|домашня адреса|адреса доставки|живу (?:на|за адресою)"
+    r"|мешкаю (?:на|за адресою)|за адресою",
+    "el": r"(?:η )?δι[εέ][υύ]θυνσ[ηή] μου|(?:η )?δι[εέ][υύ]θυνσ[ηή] (?:κατοικίας|κατοικιας|του σπιτιού|παράδοσης)"
+    r"|μ[εέ]νω (?:στην|στη|στο|στον)|κατοικ[ώω] (?:στην|στη|στο|στον)",
+    "tr": r"adresim(?:iz)?|ev adresi\w{0,2}|teslimat adresi\w{0,2}|ikamet adresi\w{0,2}",
+    "sv": r"min (?:nya )?adress|v[åa]r (?:nya )?adress|hemadress(?:en)?|leveransadress(?:en)?|(?:jag )?bor p[åa]",
+    "da": r"min (?:nye )?adresse|vores (?:nye )?adresse|hjemmeadresse(?:n)?|leveringsadresse(?:n)?|(?:jeg )?bor p[åa]",
+    "no": r"min (?:nye )?adresse|v[åa]r (?:nye )?adresse|hjemmeadresse(?:n)?|leveringsadresse(?:n)?|(?:jeg )?bor p[åa]",
+    "fi": r"osoitteeni|kotiosoite\w{0,3}|toimitusosoite\w{0,3}|asun osoitteessa|osoitteessa",
+    "cs": r"moje (?:nov[áa] )?adresa|adresa (?:bydli[šs]t[ěe]|trval[ée]ho pobytu)|doru[čc]ovac[íi] adresa"
+    r"|bydl[íi]m (?:na|v|ve)",
+    "hu": r"(?:a )?c[íi]mem|lakc[íi]m\w{0,3}|sz[áa]ll[íi]t[áa]si c[íi]m\w{0,3}|lak[óo]c[íi]m\w{0,3}",
+    "ro": r"adresa mea|adresa (?:de livrare|de domiciliu|de acas[ăa])|locuiesc (?:pe|[îi]n|la)|domiciliul meu",
+    "vi": r"[đd][ịi]a ch[ỉi] (?:nh[àa]|c[ủu]a) (?:t[ôo]i|m[ìi]nh|em|anh|ch[ịi])|[đd][ịi]a ch[ỉi] nh[àa]"
+    r"|nh[àa] (?:t[ôo]i|m[ìi]nh|em) [ởo]|(?:t[ôo]i|m[ìi]nh|em) (?:s[ốo]ng|[ởo]) (?:[ởo]|t[ạa]i)",
+    "id": r"alamat(?:ku| saya| kami| rumah(?: saya|ku)?| pengiriman)|(?:saya |aku )?tinggal di",
+    "ms": r"alamat (?:saya|rumah|kediaman|penghantaran)|(?:saya )?tinggal di",
+    "tl": r"(?:ang )?address ko|(?:ang )?tirahan ko|nakatira (?:ako )?sa",
+    "th": r"ที่อยู่(?:ของ(?:ฉัน|ผม|เรา|หนู|ดิฉัน))?|บ้าน(?:ฉัน|ผม|เรา)อยู่(?:ที่)?|อาศัยอยู่ที่",
+    "he": r"הכתובת (?:שלי|שלנו|החדשה שלי)|כתובתי|כתובת (?:ה)?מגורים|(?:אני )?גר(?:ה|ים)?",
+    "ar": r"عنواني|عنوان (?:منزلي|بيتي|البيت|السكن|المنزل)|[أا]سكن (?:في|ب)|ساكن (?:في|ب)|[أا]عيش في",
+    "fa": r"آدرس(?:م| من| خانه| منزل)|نشانی(?: من|‌ام)|ساکن",
+    "hi": r"(?:मेरा|हमारा) (?:नया )?पता|(?:घर|मकान) का पता|पता नोट कर(?: लो| लीजिए| लें)?",
+    "hi-Latn": r"(?:mera|meraa|hamara|ghar ka|ghar ki|home ka) (?:naya )?(?:address|addres|pata)",
+    "ko": r"(?:우리 ?)?집 ?주소|주소",
+    "ja": r"住所|自宅の住所|私の住所",
+    "zh": r"我家地址|我的地址|家庭地址|收货地址|地址|住址|我住在|家住",
+}
+# The bare word for "address": its value must follow a copula or a colon ("Address is ...", "adresse :").
+ADDRESS_LABEL_WORDS = {
+    "en": r"address",
+    "fr": r"adresse",
+    "de": r"adresse",
+    "es": r"direcci[óo]n|domicilio",
+    "it": r"indirizzo",
+    "pt": r"endere[çc]o|morada",
+    "nl": r"adres",
+    "pl": r"adres",
+    "ru": r"адрес",
+    "uk": r"адреса",
+    "el": r"δι[εέ][υύ]θυνση",
+    "tr": r"adres(?:i)?",
+    "sv": r"adress(?:en)?",
+    "da": r"adresse(?:n)?",
+    "no": r"adresse(?:n)?",
+    "fi": r"osoite",
+    "cs": r"adresa",
+    "hu": r"c[íi]m",
+    "ro": r"adresa|adres[ăa]",
+    "vi": r"[đd][ịi]a ch[ỉi]",
+    "id": r"alamat",
+    "tl": r"tirahan",
+    "he": r"(?:ה)?כתובת",
+    "ar": r"(?:ال)?عنوان",
+    "fa": r"آدرس|نشانی",
+}
