@@ -462,6 +462,100 @@ def test_round_five_lookalikes_pass(text):
     assert special_categories(text) == []
 
 
+# Round six: a party with a few words between its name and the tie word, in either order, and in the parties
+# of every language read; any fellowship of the Anonymous kind in its own language; a diet kept for a faith;
+# a specialist's register; a same-sex partner told by the grammar or by a first name. And what looks like them:
+# a journalist covering a party, catering, "anonymous" answers, the tax office's register, "my husband" alone.
+ROUND_SIX = [
+    ("political_opinion", "main BJP ka booth level karyakarta hoon, election ke time weekends busy rehte hain"),
+    ("political_opinion", "BJP booth-level worker; busy on weekends around elections"),
+    ("political_opinion", "HDP ilçe yönetimindeyim, hafta sonları miting oluyor"),
+    ("political_opinion", "On the HDP district board; weekends taken by rallies"),
+    ("political_opinion", "Member of ΚΚΕ since student days; does not work on May Day"),
+    ("political_opinion", "Sits on the CHP provincial executive"),
+    ("political_opinion", "Jestem członkiem zarządu PiS w Krakowie"),
+    ("political_opinion", "Soy miembro de la ejecutiva del PSOE"),
+    ("political_opinion", "Ich bin AfD-Mitglied seit 2017"),
+    ("political_opinion", "Sono iscritto a Fratelli d'Italia"),
+    ("political_opinion", "Saya anggota PDI-P sejak kuliah"),
+    ("political_opinion", "Я член КПРФ"),
+    ("political_opinion", "AKP'nin ilçe yönetimindeyim"),
+    ("political_opinion", "GOP county committee member"),
+    ("political_opinion", "Membre du Rassemblement national depuis 2015"),
+    ("political_opinion", "Speaks at our BJP rally every month"),
+    ("health", "Aku rutin ikut pertemuan Narkotik Anonim tiap Rabu malam"),
+    ("health", "Attends Narkotik Anonim meetings every Wednesday evening"),
+    ("health", "Voy a Narcóticos Anónimos los martes"),
+    ("health", "Attends Narcóticos Anónimos meetings on Tuesdays"),
+    ("health", "Je vais aux Narcotiques Anonymes"),
+    ("health", "Ich gehe zu den Anonymen Alkoholikern"),
+    ("health", "Jag går på Anonyma Spelare"),
+    ("health", "Ik ga naar de Anonieme Gokkers"),
+    ("health", "Хожу на Анонимные Наркоманы"),
+    ("health", "Narkotik Anonim toplantılarına gidiyorum"),
+    ("health", "ギャンブラーズ・アノニマスに通っています"),
+    ("health", "Goes to Workaholics Anonymous on Fridays"),
+    ("health", "Я на учёте у нарколога, поэтому корпоративы с алкоголем пропускаю"),
+    ("health", "Registered with an addiction specialist; skips events with alcohol"),
+    ("health", "Стою на учёте в наркологическом диспансере"),
+    ("health", "Перебуваю на обліку у психіатра"),
+    ("health", "Under the care of an oncologist since March"),
+    ("religion", "For the offsite menu can we skip anything pork-based? I keep halal, and two others do too."),
+    ("religion", "Keeps halal; needs non-pork offsite menu"),
+    ("religion", "I only eat halal"),
+    ("religion", "Follows a halal diet"),
+    ("religion", "Strictly halal"),
+    ("religion", "Je ne mange que halal"),
+    ("religion", "Solo como halal"),
+    ("religion", "Mangio solo halal"),
+    ("religion", "Só como comida halal"),
+    ("sexuality", "Sou casado com o Rafael há 5 anos"),
+    ("sexuality", "Is a man married to Rafael (casado com o Rafael) for 5 years"),
+    ("sexuality", "Sou casada com a Mariana"),
+    ("sexuality", "Estoy casado con un hombre"),
+    ("sexuality", "Je suis marié avec un homme"),
+    ("sexuality", "Sono sposata con una donna"),
+]  # fmt: skip
+ROUND_SIX_ORDINARY = [
+    "Covers the BJP for a newspaper",
+    "Reports on AfD rallies",
+    "Covers BJP rallies for the Times",
+    "Political journalist covering the GOP budget committee",
+    "Reporter on the GOP campaign trail",
+    "Social worker in a BJP-ruled state",
+    "Writes about SPD policy for Der Spiegel",
+    "Podemos hablar con el comité mañana",
+    "Can you order halal options for the team offsite?",
+    "We need halal and vegetarian options for the event",
+    "Our canteen serves halal food",
+    "Responses stay anonymous",
+    "Keep Survey Responses Anonymous",
+    "Is a member of Anonymous, the hacker collective",
+    "Las respuestas son anónimas",
+    "Is an oncologist",
+    "Я на учёте в налоговой",
+    "My husband does the school run on Tuesdays",
+    "I'm Maria and my husband Marcus does the school run",
+    "Will my husband like it?",
+    "Casado com o trabalho, não tenho tempo",
+    "Sou casada com o Rafael",
+    "Je suis mariée avec mon mari",
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("category", "text"), ROUND_SIX, ids=lambda v: v[:40])
+def test_round_six_statements_are_flagged(category, text):
+    assert category in special_categories(text)
+    assert f"[{category} redacted]" in redact_special(text)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ROUND_SIX_ORDINARY)
+def test_round_six_lookalikes_pass(text):
+    assert special_categories(text) == []
+
+
 def _regional(text: str) -> str:
     return "".join(chr(0x1F1E6 + ord(c) - ord("a")) if "a" <= c <= "z" else c for c in text.lower())
 

@@ -226,7 +226,7 @@ omit open order overwrite override paste pay ping post pretend process provide p
 record redirect refund reimburse release remember remove replace reset retrieve reveal route run save
 schedule scrape sell send set share ship sign skip store submit suppress switch text tell transfer treat
 trust turn unlock update upload view visit waive wipe wire withdraw raise increase decrease pass issue
-revert reverse force-push discount void terminate restore reassign demote promote
+revert reverse force-push discount void terminate restore reassign
 """
 ACTIONS = tuple(_ACTION_WORDS.split())
 # the actions of ACTIONS that move money, data or rights, or skip a check (and are seldom nouns)

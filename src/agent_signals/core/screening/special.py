@@ -236,12 +236,16 @@ def _matchers() -> _Matchers:
 @cache
 def _cased() -> dict[str, re.Pattern[str]]:
     """The table's `cased` patterns (English: an acronym told by its capitals), per category, read on the
-    text as written with its case (hidden characters dropped, NFKC)."""
+    text as written with its case (hidden characters dropped, NFKC); `{name}` is a macro of the language's
+    `macros` table, as in its other patterns."""
     table = tomllib.loads(TABLE.read_text(encoding="utf-8"))
     by_category: dict[str, list[str]] = {}
     for spec in table.values():
+        macros = spec.get("macros", {})
         for category, patterns in spec.get("cased", {}).items():
-            by_category.setdefault(category, []).extend(patterns)
+            by_category.setdefault(category, []).extend(
+                _MACRO.sub(lambda m, macros=macros: macros[m[1]], pattern) for pattern in patterns
+            )
     return {
         category: re.compile(rf"(?<!\w)(?:{'|'.join(f'(?:{p})' for p in patterns)})(?!\w)")
         for category, patterns in by_category.items()
