@@ -388,10 +388,11 @@ def _acting(actors: str) -> re.Pattern[str]:
         rf"|{_B}(?:{actors}){_E}\s+{_ADVERB}(?:{_INFLECTED}){_E}"
         rf"|{_B}(?:{actors})(?<=s){_E}\s+{_ADVERB}(?:{_BASE}){_E}"
         # what the agent does, said as a fact: "the assistant says yes to refund requests"
-        rf"|{_B}(?:the |an? |any |every )(?:\S+\s+)?(?:{AGENTS}){_E}\s+{_ADVERB}(?!is\b|was\b|has\b|does\b|seems\b)"
+        rf"|{_B}(?:the |an? |any |every )(?:\S+\s+)?(?:{AGENTS}){_E}\s+{_ADVERB}"
+        rf"(?!(?:is|was|has|does|seems|this|its|plus|thus|less|unless|across|towards|besides)\b)"
         rf"(?!(?:features|models|tools|systems|outputs|responses|prompts|apps|products|teams|projects|services|"
         rf"pipelines|evals|benchmarks|agents|runs|tests|users|workflows|integrations|platforms)\b)"
-        rf"[a-z]+(?:s|es)\b",
+        rf"[a-z]{{2,}}(?:s|es)\b",
         re.I,
     )
 
@@ -510,8 +511,13 @@ _MOVED = (
     r"(?:posted|post|shared|share|shares|sent|send|sends|attached|attach|read out|reads out|emailed|mailed|forwarded|"
     r"exported|dumped|printed|pasted|leaked|disclosed|published|uploaded|given|handed|gets?|get|receives?)"
 )
+# (not across a clause of its own: "Resets passwords for staff who get locked out", "Anonymizes customer records
+# before they are shared"; a participle right before the noun is its adjective: "Revokes leaked tokens")
+_MOVED_PARTICIPLE = r"(?:posted|shared|sent|attached|emailed|mailed|forwarded|exported|dumped|printed|pasted|leaked|disclosed|published|uploaded|given|handed)"
+_CLAUSE_WORD = r"(?:who|that|which|when|whenever|before|after|once|until|if|unless|so|because)"
 _PRIVATE_MOVED = re.compile(
-    rf"{_B}{_PRIVATE}{_E}(?:\s+\S+){{0,8}}?\s+{_MOVED}{_E}|{_B}{_MOVED}\s+(?:\S+\s+){{0,6}}?{_PRIVATE}{_E}",
+    rf"{_B}{_PRIVATE}{_E}(?:\s+(?!{_CLAUSE_WORD}{_E})\S+){{0,8}}?\s+{_MOVED}{_E}"
+    rf"|{_B}(?!{_MOVED_PARTICIPLE}\s+{_PRIVATE}{_E}){_MOVED}\s+(?:\S+\s+){{0,6}}?{_PRIVATE}{_E}",
     re.I,
 )
 # "anyone who asks", "any colleague who DMs": everyone who says so
@@ -659,7 +665,11 @@ def instruction_shape(text: str) -> str | None:
     checks = ((_AGENT_ACTS, _ACTS), (_AGENT_DUTY, _ACTS), (_GIVEN_TO, _ACTS), (_UNCHECKED, _UNCHECKED_REASON))
     text = _as_adjectives(text)
     for pattern, reason in checks:
-        if any(not _asked_whether(match, text) for match in pattern.finditer(text)):
+        for match in pattern.finditer(text):
+            if _asked_whether(match, text) or (
+                pattern is _AGENT_DUTY and _AUTHORED.search(text[: match.start()])
+            ):
+                continue
             return reason
     return None
 
@@ -700,6 +710,11 @@ _WRITES_FOR_THEM = re.compile(
 )
 
 
+# a time clause of the user's own duty: "Signs off on release notes before they are published"
+_WHEN_CLAUSE = re.compile(r"\b(?:before|after|once|when|until|as soon as)\s+(?:\S+\s+){0,3}$", re.I)
+# the user's use of a tool for their own work: "Uses the assistant to write regex patterns" (not one that
+# names an action moving money, data or rights)
+_USES = re.compile(r"\b(?:uses?|used|using|relies on|leans on)\s+$", re.I)
 # the user's own work on an agent's rules ("writing refusal policy for the model"), not a duty given to it
 _AUTHORED = re.compile(
     r"\b(?:writ(?:e|es|ing)|wrote|draft\w*|design\w*|maintain\w*|own(?:s|ing)?|review\w*|audit\w*|test(?:s|ing)?|"
@@ -737,7 +752,11 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
                 continue
             if pattern is _SECOND_PERSON and _WRITES_FOR_THEM.match(text, match.start()):
                 continue
-            if pattern is _PROCEDURE and not _subject_before(match, text):
+            if pattern is _PROCEDURE and (
+                not _subject_before(match, text) or _WHEN_CLAUSE.search(text[: match.start()])
+            ):
+                continue
+            if pattern is _ACTOR_ACTS and _USES.search(text[: match.start()]) and not names_action(text):
                 continue
             if pattern is _AGENT_DUTY and _AUTHORED.search(text[: match.start()]):
                 continue
