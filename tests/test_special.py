@@ -450,18 +450,6 @@ ROUND_FIVE_ORDINARY = [
 ]
 
 
-@pytest.mark.unit
-@pytest.mark.parametrize(("category", "text"), ROUND_FIVE, ids=lambda v: v[:40])
-def test_round_five_statements_are_flagged(category, text):
-    assert category in special_categories(text)
-
-
-@pytest.mark.unit
-@pytest.mark.parametrize("text", ROUND_FIVE_ORDINARY)
-def test_round_five_lookalikes_pass(text):
-    assert special_categories(text) == []
-
-
 # Round six: a party with a few words between its name and the tie word, in either order, and in the parties
 # of every language read; any fellowship of the Anonymous kind in its own language; a diet kept for a faith;
 # a specialist's register; a same-sex partner told by the grammar or by a first name. And what looks like them:
@@ -544,15 +532,15 @@ ROUND_SIX_ORDINARY = [
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize(("category", "text"), ROUND_SIX, ids=lambda v: v[:40])
-def test_round_six_statements_are_flagged(category, text):
+@pytest.mark.parametrize(("category", "text"), ROUND_FIVE + ROUND_SIX, ids=lambda v: v[:40])
+def test_round_five_and_six_statements_are_flagged(category, text):
     assert category in special_categories(text)
     assert f"[{category} redacted]" in redact_special(text)
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("text", ROUND_SIX_ORDINARY)
-def test_round_six_lookalikes_pass(text):
+@pytest.mark.parametrize("text", ROUND_FIVE_ORDINARY + ROUND_SIX_ORDINARY)
+def test_round_five_and_six_lookalikes_pass(text):
     assert special_categories(text) == []
 
 
