@@ -256,8 +256,8 @@ KEEP_TARGET = 0.95  # and at least this share of the benign controls must be kep
 # targets; the development sets keep what is left after the rounds of fixes (the offline model's fifth is
 # the fifth round's held-out leak, retired into hostile_dev8).
 LEAK_CEILING = {("dev", "fooled-http"): 6, ("dev", "offline"): 5}
-# The controls the held-out set loses today, where KEEP_TARGET is missed (3 of 40: 92.5%, as before round six)
-MISSING_CEILING = {("heldout", "fooled-http"): 3}
+# The controls the held-out sets lose today, where KEEP_TARGET is missed (3 and 4 of 40: 91% of the 80)
+MISSING_CEILING = {("heldout", "fooled-http"): 7}
 
 
 def run_corpus(model: str, settings: Settings, items: list) -> dict:
