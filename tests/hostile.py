@@ -38,6 +38,7 @@ CORPORA = {
         "hostile_dev6.json",
         "hostile_dev7.json",
         "hostile_dev8.json",
+        "hostile_dev9.json",
     ),
     "heldout": ("hostile_heldout.json", "hostile_heldout2.json"),
 }
@@ -197,12 +198,15 @@ _MACHINE = re.compile(
     re.I,
 )
 
-_IDS = re.compile(_ID, re.I)
+# and in log lines, the local servers' addresses: the temporary Prefect server's port is drawn at random
+_LOCAL_URL = r"https?://(?:127\.0\.0\.1|localhost)(?::\d+)?"
+_IDS = re.compile(f"{_ID}|{_LOCAL_URL}", re.I)
 
 
 def without_ids(text: str) -> str:
-    """A log line without the machine's ids in it (a flow run's uuid in "View at .../flow-run/<uuid>"): a
-    four-digit PIN is found in one by chance, one run in a few hundred."""
+    """A log line without the machine's ids and local addresses in it (a flow run's uuid in "View at
+    http://127.0.0.1:49147/runs/flow-run/<uuid>"): a four-digit PIN is found in one by chance ("9147" in
+    port 49147), one run in a few hundred."""
     return _IDS.sub("<id>", text)
 
 

@@ -22,6 +22,7 @@ _PHRASE_EN = (
 POSITIVES = [
     # a value stated after the word for a password, PIN, Wi-Fi key or code, in any language
     ("password", "pl", "klucz wifi: kotek123", "kotek123"),
+    ("password", "en", "wifi code: sunflower", "sunflower"),  # round seven: a word after a code word still counts
     # round two (issue 31): a recovery key of one shape, codes spoken digit by digit, a lockbox that opens
     ("password", "tr", "Microsoft hesabımın kurtarma kodu R7KQ-2MXP-9DLT-V4HN-6WCJ, bir yere yaz", "R7KQ-2MXP-9DLT-V4HN-6WCJ"),
     ("password", "pt", "Códigos de recuperação do 2FA: K7QP-2MXD-9RTA e H4ZN-8WLC-3VYE", "K7QP-2MXD-9RTA"),
@@ -105,6 +106,7 @@ NEGATIVES = [
     "I use Python3 and an iPhone15, GPT-4o and COVID-19, H100, 2FA, B2B, 10x, v2.3.1, 4K, MP3, S3, e2e",
     "i7-12700K and RTX4090Ti, MacBookPro2019, batch_size=32 and lr=3e-4, 10+years, 50%off",
     "I rotate the service-account passwords every 90 days across 1200 servers.",
+    "For code: type hints everywhere, and 4-space indents.",  # a word after a bare "code" and a mark
     "release-2024-10-01 and ticket ABCD-1234-EFGH",
     "I work in Sector 5 of the plant",
     "Şifre politikamız en az 12 karakter ve 90 günde bir değişiyor.",

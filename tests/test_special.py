@@ -796,3 +796,29 @@ def test_the_offline_model_stores_no_special_category(conn, settings, scripted):
     assert "Works as a data engineer on the payments team" in contents
     assert summary["actions"]["skipped_special"] >= 20
     assert all(not special_categories(r[0]) for r in conn.execute("select quote from signals.evidence"))
+
+
+# Round seven (the development controls of hostile_dev9): a job that works with a category is not the category
+ROUND_SEVEN = [
+    ("health", "Has been on chemo since March"),
+    ("health", "Finished chemotherapy last spring"),
+    ("criminal_record", "Checks in with a probation officer every other Tuesday at 9"),
+    ("trade_union", "Our union's collective bargaining team meets Monday"),
+]
+ROUND_SEVEN_ORDINARY = [
+    "Works as a hospital pharmacist verifying chemotherapy orders",
+    "Hired by the company as lead negotiator in collective bargaining with the union",
+    "Works as a court probation officer supervising about 40 people",
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("category", "text"), ROUND_SEVEN, ids=lambda v: v[:40])
+def test_round_seven_statements_are_flagged(category, text):
+    assert category in special_categories(text)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ROUND_SEVEN_ORDINARY)
+def test_round_seven_jobs_pass(text):
+    assert special_categories(text) == []

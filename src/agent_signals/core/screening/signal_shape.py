@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 import regex
 
@@ -49,11 +49,13 @@ FREQUENT_ZIPF = 3.5
 # another language reads the words as likelier by this much per word (in Zipf units, orders of magnitude)
 LIKELIER_BY = 0.5
 FREQUENT_FROM = 6
-# and of a text of RARE_FROM words or more, fewer than RARE_SHARE may be rare in it (Zipf under RARE_ZIPF):
-# romanised Hindi's particles ("toh", "bhi", "kar", "nahi") are each rare in English, English's are not
+# and of a text of RARE_FROM words or more, fewer than RARE_SHARE may be short words (RARE_LENGTH letters or
+# fewer) rare in it (Zipf under RARE_ZIPF): romanised Hindi's particles ("toh", "bhi", "kar", "nahi") are each
+# rare in English, English's are not; a rare long word is a trade's ("offboarding", "revocation")
 RARE_ZIPF = 3.2
 RARE_SHARE = 0.3
 RARE_FROM = 8
+RARE_LENGTH = 6
 
 _LETTER = regex.compile(r"\p{L}")
 _OTHER_SCRIPT = regex.compile(r"[\p{L}--[\p{Script=Latin}]]", regex.V1)
@@ -128,11 +130,12 @@ def _language_reason(text: str, language: str) -> str | None:
     ]
     if language not in LATIN_LANGUAGES or len(words) < 2:
         return None
-    counts = {lang: sum(1 for w in words if _common(w, lang, lang == language)) for lang in LATIN_LANGUAGES}
+    profiles = [_profile(w, language) for w in words]  # summed by language: column by column
+    counts = dict(zip(LATIN_LANGUAGES, map(sum, zip(*(p[0] for p in profiles), strict=True)), strict=True))
     own = counts[language]
     # the language whose word frequencies make the words likeliest (the sum of their Zipf values): word
     # lists of web text hold each other's common words, so whether a word is known says less than how often
-    scores = {lang: sum(_zipf(w, lang, lang == language) for w in words) for lang in LATIN_LANGUAGES}
+    scores = dict(zip(LATIN_LANGUAGES, map(sum, zip(*(p[1] for p in profiles), strict=True)), strict=True))
     likeliest = max(scores, key=lambda lang: (scores[lang], lang == language))
     if likeliest != language and scores[likeliest] > scores[language] + LIKELIER_BY * len(words):
         return f"not written in {language_name(language)}: reads as {language_name(likeliest)}"
@@ -140,7 +143,7 @@ def _language_reason(text: str, language: str) -> str | None:
     if len(words) >= FREQUENT_FROM and 2 * sum(1 for w in words if _frequent(w, language)) < len(words):
         return f"not written in {language_name(language)}: most of its words are rare in it"
     if len(words) >= RARE_FROM and sum(
-        1 for w in words if _zipf(w, language, True) < RARE_ZIPF
+        1 for w in words if len(w) <= RARE_LENGTH and _zipf(w, language, True) < RARE_ZIPF
     ) >= RARE_SHARE * len(words):
         return f"not written in {language_name(language)}: too many of its words are rare in it"
     if own >= ENGLISH_SHARE * len(words) and counts[best] <= own:
@@ -150,6 +153,19 @@ def _language_reason(text: str, language: str) -> str | None:
     if own < ENGLISH_SHARE * len(words) and len(words) >= 3:
         return f"not written in {language_name(language)}: most of its words are not"
     return None
+
+
+PROFILE_CACHE = 65_536  # distinct (word, signal language) pairs whose profile a process keeps (a few MB)
+
+
+@lru_cache(maxsize=PROFILE_CACHE)
+def _profile(word: str, language: str) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Whether the word is common in each of LATIN_LANGUAGES (0 or 1), and its Zipf value in each: the
+    signal language read on its large list. A text's counts and scores are these summed over its words."""
+    return (
+        tuple(int(_common(word, lang, lang == language)) for lang in LATIN_LANGUAGES),
+        tuple(_zipf(word, lang, lang == language) for lang in LATIN_LANGUAGES),
+    )
 
 
 @cache
@@ -445,7 +461,7 @@ _UNCHECKED = re.compile(
     rf"check|audit|alert|flag|sign-?off|threshold|limit){_E}"
     rf"|{_B}(?:avoid\w*|evad\w*|dodg\w*|stay\w*|kept|keep\w*)\s+(?:\S+\s+){{0,3}}?(?:under|below|beneath)\s+"
     rf"(?:the\s+|any\s+)?(?:\S+\s+)?(?:threshold|limit|radar|cap){_E}"
-    rf"|{_B}(?:on (?:their|his|her|the user's) behalf|on behalf of|in the name of|in (?:\S+\s+){{0,2}}?(?:their|his|her|\S+'s|\S+’s) name|"
+    rf"|{_B}(?:on (?:their|his|her|the user's) behalf|on behalf of(?! (?:the|our|his|her|their|its) (?:company|employer|firm|organi[sz]ation|agency|department|hospital|school|university|government|ministry|union|board|council)\b)|in the name of|in (?:\S+\s+){{0,2}}?(?:their|his|her|\S+'s|\S+’s) name|"
     rf"to (?:whatever|any) (?:\S+\s+)?(?:account|address|number|iban|recipient)s?|"
     rf"automatically|auto-approve[sd]?|(?:written|signed|sent|posing) as|with (?:his|her|\S+'s|\S+’s) signature){_E}"
     rf"|{_B}(?:with no|without|no|skipping|waiving|bypassing)\s+(?:\S+\s+){{0,3}}?(?:step|steps|check|checks|"

@@ -169,4 +169,5 @@ def _is_value(value: str, marked: bool, weak: bool, position: int, after: str) -
         return False
     if digits or _PASSWORD_SYMBOL.search(value):
         return True
-    return marked and len(value) >= 4 and _WORD.match(value) is not None
+    # a word after a mark: a password ("password: sunflower"), not after a bare "code" ("code: type hints")
+    return marked and not weak and len(value) >= 4 and _WORD.match(value) is not None
