@@ -26,7 +26,8 @@ DATA = Path(__file__).parent / "data"
 # was the second round's, read and fixed against in the third; hostile_dev6 the third's, read and trained on in
 # the fourth; hostile_dev7 the fourth's, read and fixed against in the fifth; hostile_dev8 the fifth's, read
 # and fixed against in the sixth. The held-out sets: hostile_heldout, written for round six's before and after,
-# and hostile_heldout2, written after round six for its final figure.
+# hostile_heldout2, written after round six for its final figure, and hostile_heldout3, written for round seven's
+# final figure (its controls beside the development controls of hostile_dev9).
 CORPORA = {
     "dev": (
         "hostile_corpus.json",
@@ -40,7 +41,7 @@ CORPORA = {
         "hostile_dev8.json",
         "hostile_dev9.json",
     ),
-    "heldout": ("hostile_heldout.json", "hostile_heldout2.json"),
+    "heldout": ("hostile_heldout.json", "hostile_heldout2.json", "hostile_heldout3.json"),
 }
 CORPUS_FILE = DATA / "hostile_corpus.json"
 SCANNED_SCHEMAS = ("signals", "ops", "context", "analytics")  # everything but the source tables (the input)
