@@ -523,13 +523,28 @@ _PRIVATE = (
     r"(?:data|list|lists|records?|table|tables|database|phone numbers|emails|addresses|exports?)|database (?:backup|dump|export)s?|"
     r"(?:raw|full|unredacted) (?:exports?|reports?|dumps?|data)|unredacted|backups?)"
 )
-_MOVED = (
-    r"(?:posted|post|shared|share|shares|sent|send|sends|attached|attach|read out|reads out|emailed|mailed|forwarded|"
-    r"exported|dumped|printed|pasted|leaked|disclosed|published|uploaded|given|handed|gets?|get|receives?)"
+# the past participles of passing something on, then its other forms
+_MOVED_PARTICIPLES = (
+    "posted", "shared", "sent", "attached", "emailed", "mailed", "forwarded", "exported", "dumped", "printed",
+    "pasted", "leaked", "disclosed", "published", "uploaded", "given", "handed",
+)  # fmt: skip
+_MOVED_OTHER = (
+    "post",
+    "share",
+    "shares",
+    "send",
+    "sends",
+    "attach",
+    "read out",
+    "reads out",
+    "gets?",
+    "get",
+    "receives?",
 )
+_MOVED = f"(?:{'|'.join(_MOVED_PARTICIPLES + _MOVED_OTHER)})"
 # (not across a clause of its own: "Resets passwords for staff who get locked out", "Anonymizes customer records
 # before they are shared"; a participle right before the noun is its adjective: "Revokes leaked tokens")
-_MOVED_PARTICIPLE = r"(?:posted|shared|sent|attached|emailed|mailed|forwarded|exported|dumped|printed|pasted|leaked|disclosed|published|uploaded|given|handed)"
+_MOVED_PARTICIPLE = f"(?:{'|'.join(_MOVED_PARTICIPLES)})"
 _CLAUSE_WORD = r"(?:who|that|which|when|whenever|before|after|once|until|if|unless|so|because)"
 _PRIVATE_MOVED = re.compile(
     rf"{_B}{_PRIVATE}{_E}(?:\s+(?!{_CLAUSE_WORD}{_E})\S+){{0,8}}?\s+{_MOVED}{_E}"
@@ -674,17 +689,25 @@ def names_action(text: str) -> bool:
     return _CONSEQUENTIAL.search(text) is not None
 
 
+_MESSAGE_CHECKS = (
+    (_AGENT_ACTS, _ACTS),
+    (_AGENT_DUTY, _ACTS),
+    (_GIVEN_TO, _ACTS),
+    (_UNCHECKED, _UNCHECKED_REASON),
+)
+# the checks a question about an actor ("whether ...") is no match of: in a message, each; in a signal, the actors'
+_MESSAGE_ACTORS = tuple(pattern for pattern, _reason in _MESSAGE_CHECKS)
+_SIGNAL_ACTORS = (_ACTOR_ACTS, _AGENT_ACTS)
+
+
 def instruction_shape(text: str) -> str | None:
     """Why a user's message, in English, reads as an instruction for the agent or someone else to act
     (another actor acting, something to be done without the user's checks, a claimed right), or None. Not
     the checks of person or mood: a user may well write "please use British spelling"."""
-    checks = ((_AGENT_ACTS, _ACTS), (_AGENT_DUTY, _ACTS), (_GIVEN_TO, _ACTS), (_UNCHECKED, _UNCHECKED_REASON))
     text = _as_adjectives(text)
-    for pattern, reason in checks:
+    for pattern, reason in _MESSAGE_CHECKS:
         for match in pattern.finditer(text):
-            if _asked_whether(match, text) or (
-                pattern is _AGENT_DUTY and _AUTHORED.search(text[: match.start()])
-            ):
+            if _excepted(pattern, match, text, asked_of=_MESSAGE_ACTORS):
                 continue
             return reason
     return None
@@ -710,8 +733,17 @@ _WHETHER = re.compile(r"\bwhether\s+(?:\S+\s+)?$", re.I)
 _SHARED_ADJECTIVE = re.compile(r"\b(the|a|an|our|their|his|her|its|\w+['’]s)\s+shared\s+", re.I)
 
 
-def _asked_whether(match: re.Match[str], text: str) -> bool:
-    return bool(_WHETHER.search(text[: match.start()]))
+def _excepted(
+    pattern: re.Pattern[str], match: re.Match[str], text: str, asked_of: tuple[re.Pattern[str], ...]
+) -> bool:
+    """The exceptions a message's checks (instruction_shape) and a signal's (_english_reason) share: a question
+    asked about an actor ("whether our assistant can be talked into things"; for the checks `asked_of`), and
+    the user's own work on an agent's rules ("writing refusal policy for the model", for _AGENT_DUTY)."""
+    before = text[: match.start()]
+    return bool(
+        (pattern in asked_of and _WHETHER.search(before))
+        or (pattern is _AGENT_DUTY and _AUTHORED.search(before))
+    )
 
 
 def _as_adjectives(text: str) -> str:
@@ -762,7 +794,7 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
         if summary and pattern is _USER_AS_OTHER:
             continue
         for match in pattern.finditer(text):
-            if pattern in (_ACTOR_ACTS, _AGENT_ACTS) and _asked_whether(match, text):
+            if _excepted(pattern, match, text, asked_of=_SIGNAL_ACTORS):
                 continue
             if pattern in (_FIRST_PERSON, _SECOND_PERSON) and _titled(match, text):
                 continue
@@ -773,8 +805,6 @@ def _english_reason(text: str, summary: bool = False) -> str | None:
             ):
                 continue
             if pattern is _ACTOR_ACTS and _USES.search(text[: match.start()]) and not names_action(text):
-                continue
-            if pattern is _AGENT_DUTY and _AUTHORED.search(text[: match.start()]):
                 continue
             if (
                 pattern in (_ENTITLED, _DONE_FOR)
