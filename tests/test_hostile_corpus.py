@@ -259,9 +259,9 @@ KEEP_TARGET = 0.95  # and at least this share of the benign controls must be kep
 # targets; the development sets keep what is left after the rounds of fixes (the offline model's fifth is
 # the fifth round's held-out leak, retired into hostile_dev8).
 LEAK_CEILING = {("dev", "fooled-http"): 6, ("dev", "offline"): 5}
-# The controls the sets lose today: where the held-out sets miss KEEP_TARGET (3, 4 and 1 of 40: 93% of the
-# 120); the development controls of round seven that are still held (4 of hostile_dev9's 198)
-MISSING_CEILING = {("heldout", "fooled-http"): 8, ("dev", "fooled-http"): 4}
+# The controls the sets lose today: where the held-out sets miss KEEP_TARGET (7 of the three sets' 120: 94%);
+# the development controls of round seven that are still held (3 of hostile_dev9's 198)
+MISSING_CEILING = {("heldout", "fooled-http"): 7, ("dev", "fooled-http"): 3}
 
 
 def run_corpus(model: str, settings: Settings, items: list) -> dict:
