@@ -130,6 +130,43 @@ def test_a_worker_that_dies_fails_its_work_only_and_the_pool_starts_again():
 
 
 @pytest.mark.unit
+def test_a_job_cancelled_while_the_pool_starts_leaves_the_start_to_the_others():
+    """A run's job cancelled while it waits for the pool (a sibling failed, the run ended) must not cancel
+    the pool's start: the next run in this process was once handed a cancelled pool and crashed."""
+
+    async def go() -> int:
+        workers = Workers(1, MODEL)
+        try:
+            first = asyncio.ensure_future(workers.run(os.getpid))
+            await asyncio.sleep(0.01)  # it waits for the start
+            assert not workers._starting.done()
+            first.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await first
+            return await workers.run(os.getpid)
+        finally:
+            workers.close()
+
+    assert asyncio.run(go()) != os.getpid()
+
+
+@pytest.mark.unit
+def test_work_after_the_run_closed_its_workers_is_done_here_and_starts_no_pool():
+    """A straggler of a finished run (a task its failure left running) does its work in this process: a
+    pool started for it would outlive the run, with nothing to close it."""
+
+    async def go() -> int:
+        workers = Workers(2, MODEL)
+        workers.close()
+        try:
+            return await workers.run(os.getpid) + await workers.run_soon(os.getpid)
+        finally:
+            assert workers._starting is None
+
+    assert asyncio.run(go()) == 2 * os.getpid()
+
+
+@pytest.mark.unit
 def test_a_worker_ignores_the_signals_the_run_stops_on():
     async def go() -> tuple[int, int]:
         workers = Workers(1, MODEL)

@@ -72,10 +72,12 @@ class RunContext:
     rehearsal: Rehearsal | None = None  # a replay's (dry run only): see Rehearsal
     recording: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of answered calls at a time
 
-    @property
-    def workers(self) -> Workers:
-        """The worker processes of this process's part of the run, shared by its shards (workers.py)."""
-        return shared_workers(self.settings)
+    workers: Workers = field(init=False)  # this process's part of the run, shared by its shards (workers.py)
+
+    def __post_init__(self) -> None:
+        # bound once: work still running after the run closed them is done in this process (Workers.close),
+        # never by a pool started anew that nothing would close
+        self.workers = shared_workers(self.settings)
 
     @property
     def until(self) -> datetime:

@@ -58,14 +58,17 @@ class Workers:
         self.count = count
         self.model = model
         self._starting: Future[ProcessPoolExecutor] | None = None
+        self._closed = False  # by the run that opened them: what comes after is done in this process
         self._busy = 0  # jobs in the processes: at most one each, the others wait here, by priority
         self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
 
     def begin(self) -> None:
         """Start the processes now, in the background (the run is about to need them)."""
-        if self.count and self._starting is None:
+        if self.count and self._starting is None and not self._closed:
             self._starting = Future()
+            # running: a job cancelled while it waits for the start cannot cancel it for the others
+            self._starting.set_running_or_notify_cancel()
             threading.Thread(target=self._start, name="agent-signals-workers", daemon=True).start()
 
     def wait_started(self) -> None:
@@ -77,7 +80,7 @@ class Workers:
         """fn(*args, **kwargs) in a worker process (in this one with no workers), after the work waiting for
         the model (run_soon). A worker that died (killed, out of memory) fails the work it had; the pool is
         started again for the next."""
-        if not self.count:
+        if not self.count or self._closed:
             return fn(*args, **kwargs)
         self.begin()
         return await self._run(LATER, fn, *args, **kwargs)
@@ -150,6 +153,8 @@ class Workers:
             starting.set_result(executor)
 
     def close(self) -> None:
+        """Stop the processes (waiting for a start under way) and start none again."""
+        self._closed = True
         starting, self._starting = self._starting, None
         if starting is not None:
             with contextlib.suppress(Exception):  # one that never started has nothing to stop
