@@ -148,3 +148,24 @@ def test_screen_text_says_why_free_text_the_model_wrote_must_not_be_stored(text,
         assert reason is None
     else:
         assert reason and reason.startswith(says)
+
+
+def test_a_text_is_read_once_a_process_whichever_user_it_comes_from():
+    """Issue 35: the screens and the quote matcher read each distinct text once a process (core/memo.py): a
+    second user with the same candidate and message reads nothing again, and the same verdict comes out."""
+    from agent_signals.core import text
+    from agent_signals.core.screening import instructions, risk, screen, signal_shape
+
+    readings = [
+        screen._read, screen._redacted_quote, signal_shape.shape_reason, risk._asks,
+        instructions.instruction_reason, instructions.intent_reason, text._folded,
+    ]  # fmt: skip
+    statement, message = "Leads the payments platform team", f"I lead the payments platform team {uuid4()}"
+    quote = "I lead the payments platform team"
+    first = one(proposal(statement, message, quote=quote))
+    assert text.find_span(quote, message) == quote
+    misses = [reading.cache_info().misses for reading in readings]
+    again = one(proposal(statement, message, quote=quote))
+    assert text.find_span(quote, message) == quote
+    assert [reading.cache_info().misses for reading in readings] == misses
+    assert [p.content for p in again.proposals] == [p.content for p in first.proposals] == [statement]

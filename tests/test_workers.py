@@ -167,6 +167,22 @@ def test_work_after_the_run_closed_its_workers_is_done_here_and_starts_no_pool()
 
 
 @pytest.mark.unit
+def test_a_worker_s_garbage_collector_leaves_the_loaded_screens_alone():
+    """The fork server freezes what it loaded (preload.py): a worker's full collections do not walk the
+    screens' million objects (about a second each) nor unshare their pages."""
+    import gc
+
+    async def go() -> int:
+        workers = Workers(1, MODEL)
+        try:
+            return await workers.run(gc.get_freeze_count)
+        finally:
+            workers.close()
+
+    assert asyncio.run(go()) > 500_000
+
+
+@pytest.mark.unit
 def test_a_worker_ignores_the_signals_the_run_stops_on():
     async def go() -> tuple[int, int]:
         workers = Workers(1, MODEL)

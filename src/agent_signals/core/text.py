@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
+from agent_signals.core.memo import per_text
 from agent_signals.core.screening.characters import HIDDEN, disguises
 from agent_signals.core.screening.characters import (
     HIDDEN_CHARACTERS as HIDDEN_CHARACTERS,  # the SQL twin's literal
@@ -63,6 +65,7 @@ _ACUTE = "\u0301"  # NFKC makes a space and this of "\u00b4", an acute accent mo
 _LOOSE_EDGE = "'.,;:!?"  # marks at a quote's ends that the message may not have ("I'm a pilot." / 'pilot')
 
 
+@lru_cache(maxsize=4096)  # the characters a process has met
 def _fold(char: str) -> str:
     """What one character of a message or quote reads as when quotes are compared: invisible characters
     nothing, control characters a space, compatibility-decomposed (NFKD), case-folded, every quote mark
@@ -78,7 +81,8 @@ def _fold(char: str) -> str:
     )
 
 
-def _folded(text: str) -> tuple[str, list[int]]:
+@per_text
+def _folded(text: str) -> tuple[str, tuple[int, ...]]:
     """The folded text and, for each of its characters, the index of the character of `text` it came from."""
     parts, origin = [], []
     for index, char in enumerate(text):
@@ -90,7 +94,7 @@ def _folded(text: str) -> tuple[str, list[int]]:
             folded = _fold(char)
         parts.append(folded)
         origin.extend([index] * len(folded))
-    return "".join(parts), origin
+    return "".join(parts), tuple(origin)
 
 
 def _words_pattern(part: str) -> str:
@@ -99,6 +103,7 @@ def _words_pattern(part: str) -> str:
     return r"\s+".join(re.escape(w) for w in folded.split())
 
 
+@per_text
 def _quote_pattern(quote: str) -> tuple[re.Pattern[str] | None, bool]:
     """The regex a quote's span must match in the folded message (None when the quote has no words), and
     whether the quote elides a middle part.

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from agent_signals.core.memo import per_text
 from agent_signals.core.screening.alternation import dispatched, group_name
 from agent_signals.core.screening.fold import Readings, readings, strip_marks, visible
 from agent_signals.errors import AgentSignalsError
@@ -148,6 +149,7 @@ class _Tables:
     syntax: re.Pattern[str]  # SYNTAX, named groups by kind
 
 
+@per_text
 def instruction_reason(text: str) -> str | None:
     """Why `text` reads as an instruction to the agent, a claim of authority, or carries links, markup,
     code or an encoded blob (a short reason), or None."""
@@ -173,6 +175,7 @@ def without_mentions(text: str) -> str:
     return _REPORTED_QUOTE.sub(" ", text)
 
 
+@per_text
 def intent_reason(text: str) -> str | None:
     """Why `text` asks the agent for something or claims authority (the phrase tables' intents, not the
     syntax: a link or code in a message is no instruction by itself), or None."""

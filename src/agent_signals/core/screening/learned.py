@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.feature_extraction.text import HashingVectorizer
 
+from agent_signals.core.memo import per_text
+
 MODEL_FILE = Path(__file__).with_name("data") / "instruction_model.npz"
 # the score from which a statement is held for review, chosen on development data (training/instruction_model.py
 # prints the figures, each development file left out of training in turn): 0.8 holds 76% of their rules by
@@ -33,7 +35,6 @@ ANALYZERS = (
     {"analyzer": "word", "ngram_range": (1, 2)},
     {"analyzer": "char_wb", "ngram_range": (3, 5)},
 )
-READ_CACHE = 16384  # distinct statements scored once per process
 REASON = "reads as a rule for acting, not a fact about the user"
 
 
@@ -71,7 +72,7 @@ def _model() -> tuple[list[_Part], float]:
     return parts, float(saved["intercept"])
 
 
-@functools.lru_cache(maxsize=READ_CACHE)
+@per_text
 def instruction_score(statement: str) -> float:
     """The model's probability that `statement` is a rule for acting rather than a fact about the user."""
     parts, total = _model()

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agent_signals.core.memo import per_text
 from agent_signals.core.prompting.extract_calls import KnownSignal
 from agent_signals.core.screening import learned
 from agent_signals.core.screening.instructions import instruction_reason, intent_reason, without_mentions
@@ -66,15 +67,13 @@ def mark(
 ) -> Marks:
     """The risk marks of a shard's candidates, given what the text screens decided for each (user, row):
     (None, None) to be written, ("quarantine", reason), ("hold", reason) or a rejection's counter."""
-    shapes: dict[str, str | None] = {}
-    messages: dict[str, str | None] = {}
     hold: dict[tuple[str, int], str] = {}
     refuse: dict[tuple[str, int], str] = {}
     for user_id, (proposals, known) in users.items():
         rows = range(len(proposals))
         open_rows = [r for r in rows if outcomes[user_id, r][0] is None]
         for row in open_rows:
-            if reason := _mark(proposals[row], language, shapes, messages):
+            if reason := _mark(proposals[row], language):
                 hold[user_id, row] = reason
         by_message: dict[tuple[str, str], list[int]] = {}
         for row in rows:
@@ -104,24 +103,16 @@ def mark(
     return Marks(hold, refuse)
 
 
-def _mark(
-    proposal: Proposal, language: str, shapes: dict[str, str | None], messages: dict[str, str | None]
-) -> str | None:
+def _mark(proposal: Proposal, language: str) -> str | None:
     """Why one candidate is held: its content's shape, or a cited message that asks the agent for
-    something (each distinct text read once for the shard)."""
-    if proposal.content not in shapes:
-        shapes[proposal.content] = shape_reason(proposal.content, language)
-    if reason := shapes[proposal.content]:
+    something."""
+    if reason := shape_reason(proposal.content, language):
         return f"held: {reason}"
     if proposal.tier == "core" and proposal.kind in STANDING_KINDS and names_action(proposal.content):
         return "held: a standing preference that names an action moving money, data or rights"
     for cite in proposal.evidence:
-        text = cite.message.content
-        if text not in messages:
-            said = without_mentions(text)
-            messages[text] = intent_reason(said) or instruction_shape(said)
-        if messages[text]:
-            return f"held: cites a message that {_lower(messages[text])}"
+        if asks := _asks(cite.message.content):
+            return f"held: cites a message that {_lower(asks)}"
     if (
         (score := learned.unsure(proposal.content)) is not None
         and not about_writing(proposal.content)
@@ -132,6 +123,14 @@ def _mark(
             "agent"
         )
     return None
+
+
+@per_text
+def _asks(message: str) -> str | None:
+    """Why a user's message asks the agent for something or claims authority, read without the quotations
+    it reports (or None)."""
+    said = without_mentions(message)
+    return intent_reason(said) or instruction_shape(said)
 
 
 def _only_reports(proposal: Proposal, key: tuple[str, str]) -> bool:

@@ -28,9 +28,9 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from agent_signals.core.actions import Count
+from agent_signals.core.memo import per_text
 from agent_signals.core.outcome import UserOutcome
 from agent_signals.core.prompting.extract_calls import KnownSignal, UserMessages, is_pipeline_output
 from agent_signals.core.screening import risk
@@ -74,13 +74,9 @@ class _Found:
     instruction: str | None  # why it reads as an instruction to the agent
 
 
-READ_CACHE = 16_384  # distinct texts whose findings a process keeps (a few MB)
-
-
-@lru_cache(maxsize=READ_CACHE)
+@per_text
 def _read(text: str, keep_special: bool) -> _Found:
-    """What the text screens find in a text, each distinct text read once in a process while it is among the
-    READ_CACHE last read (a run's users share many texts: the same fact, summaries of the same signals)."""
+    """What the text screens find in a text (each distinct text read once in a process: memo.py)."""
     kinds = sensitive_kinds(text)
     categories = [] if keep_special else special_categories(text)
     return _Found(", ".join(kinds) or None, ", ".join(categories) or None, instruction_reason(text))
@@ -153,7 +149,6 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
     }
     marks = risk.mark(users, decisions, language)
     tainted, refused_values = _withheld(users, decisions)
-    quotes: dict[str, str] = {}
     for (user_id, row), (counter, reason) in decisions.items():
         if (user_id, row) in marks.refuse:
             counter, reason = "quarantine", marks.refuse[user_id, row]
@@ -175,11 +170,11 @@ def screen_shard(outcomes: Sequence[UserOutcome], *, keep_special: bool, languag
         if counter == "quarantine":
             screened.quarantine.append((proposal, reason))
         elif counter == "hold":
-            screened.held.append((_redacted(proposal, quotes, keep_special), reason))
+            screened.held.append((_redacted(proposal, keep_special), reason))
         elif counter is not None:
             screened.reject(proposal, Count(counter), reason)
         else:
-            kept = _redacted(proposal, quotes, keep_special)
+            kept = _redacted(proposal, keep_special)
             if taints:
                 kept = _quotes_withheld(kept, proposal, user_id, tainted)
             screened.keep.append(kept)
@@ -281,13 +276,15 @@ def _recalls(proposal: Proposal, known_texts: set[str]) -> bool:
     )
 
 
-def _redacted(proposal: Proposal, done: dict[str, str], keep_special: bool) -> Proposal:
-    """The candidate with its evidence quotes redacted (each distinct quote once)."""
-    for cite in proposal.evidence:
-        if cite.quote not in done:
-            done[cite.quote] = redact_sensitive(cite.quote) if keep_special else redact(cite.quote)
-    cites = tuple(replace(c, quote=done[c.quote]) for c in proposal.evidence)
+def _redacted(proposal: Proposal, keep_special: bool) -> Proposal:
+    """The candidate with its evidence quotes redacted."""
+    cites = tuple(replace(c, quote=_redacted_quote(c.quote, keep_special)) for c in proposal.evidence)
     return replace(proposal, evidence=cites) if cites != proposal.evidence else proposal
+
+
+@per_text
+def _redacted_quote(quote: str, keep_special: bool) -> str:
+    return redact_sensitive(quote) if keep_special else redact(quote)
 
 
 def _quotes_known(quote: str, known_texts: set[str]) -> bool:

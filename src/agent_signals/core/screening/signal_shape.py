@@ -33,6 +33,7 @@ from functools import cache, lru_cache
 import regex
 
 from agent_signals.config import ANY_LANGUAGE, SIGNAL_LANGUAGES
+from agent_signals.core.memo import per_text
 from agent_signals.core.screening import learned
 from agent_signals.core.screening.characters import look_alikes
 from agent_signals.core.screening.fold import visible
@@ -63,6 +64,7 @@ _WORD = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|‘[^’]*’|(?<!\w)'[^']*'(?!\w)")
 
 
+@per_text
 def shape_reason(content: str, language: str = ENGLISH, *, summary: bool = False) -> str | None:
     """Why `content` does not read as a third-person statement about the user in `language`, or None.
     A `summary` names its subject ("The user ..."); a signal does not."""
