@@ -1,7 +1,9 @@
 """One cache for what is read from a text: the screens and the quote matcher are pure functions of a text,
 and a run's users share many texts (the same fact in many users' answers, summaries of the same signals,
 a message cited by several candidates), so a process reads each distinct text once while it is among the
-TEXTS it read last (a few MB each). Every such reading is decorated with `per_text`: one limit for all."""
+TEXTS it read last. Every such reading is decorated with `per_text`: one limit for all. Each cache holds its
+texts and short answers (a reason, a redacted quote): a few MB for signals, tens of MB at most for messages
+of a few KB; a reading whose answer grows with its text keeps fewer (text._folded)."""
 
 from __future__ import annotations
 

@@ -81,7 +81,8 @@ def _fold(char: str) -> str:
     )
 
 
-@per_text
+# the messages of the users in progress, each cited by a few quotes (an index per character: not memo.TEXTS)
+@lru_cache(maxsize=256)
 def _folded(text: str) -> tuple[str, tuple[int, ...]]:
     """The folded text and, for each of its characters, the index of the character of `text` it came from."""
     parts, origin = [], []
