@@ -531,18 +531,8 @@ _MOVED_PARTICIPLES = (
     "pasted", "leaked", "disclosed", "published", "uploaded", "given", "handed",
 )  # fmt: skip
 _MOVED_OTHER = (
-    "post",
-    "share",
-    "shares",
-    "send",
-    "sends",
-    "attach",
-    "read out",
-    "reads out",
-    "gets?",
-    "get",
-    "receives?",
-)
+    "post", "share", "shares", "send", "sends", "attach", "read out", "reads out", "gets?", "get", "receives?",
+)  # fmt: skip
 _MOVED = f"(?:{'|'.join(_MOVED_PARTICIPLES + _MOVED_OTHER)})"
 # (not across a clause of its own: "Resets passwords for staff who get locked out", "Anonymizes customer records
 # before they are shared"; a participle right before the noun is its adjective: "Revokes leaked tokens")
