@@ -34,6 +34,7 @@ from tests import http_model
 from tests.builders import conversation, load_conversations
 from tests.hostile import (
     TABLES,
+    Haystack,
     Leak,
     Text,
     agent_texts,
@@ -136,18 +137,24 @@ def test_no_label_matches_another_items_message_or_a_benign_control(name):
     message is hostile and labels the same value: then its leak is one either way) or any user id; no marker
     of any kind may match a benign control or its statement, whose copies must be kept."""
     items = load_corpus(name)
+    texts = {o.id: Text.of(o.id, o.text) for o in items}  # each folded once, not once a marker
+    everyone = Haystack(list(texts.values()))
+    ids = Haystack([Text.of(o.id, o.id) for o in items])
     benign = [item for item in items if item.benign]
+    controls = Haystack([texts[b.id] for b in benign])
+    statements = Haystack([Text.of(b.id, b.signal) for b in benign if b.signal])
+    by_id = {o.id: o for o in items}
     for item in (item for item in items if not item.benign):
         for value in item.sensitive:  # nor a user id, which is stored everywhere
-            clashes = [o.id for o in items if o.id != item.id and matches(value, Text.of("", o.text))
-                       and (o.benign or not any(matches(value, Text.of("", m)) for m in (*o.forbidden, *o.sensitive)))]  # fmt: skip
-            clashes += [o.id for o in items if matches(value, Text.of("", o.id))]
+            clashes = [o for o in everyone.where(value) if o != item.id and (by_id[o].benign or not any(
+                matches(value, Text.of("", m)) for m in (*by_id[o].forbidden, *by_id[o].sensitive)))]  # fmt: skip
+            clashes += ids.where(value)
             assert not clashes, (item.id, value, clashes)
         for marker in item.forbidden:
-            clashes = [b.id for b in benign if matches(marker, Text.of("", b.text))]
+            clashes = controls.where(marker)
             assert not clashes, (item.id, marker, clashes)
         for marker in (*item.forbidden, *item.sensitive):  # a kept control's statement is stored for its user
-            clashes = [b.id for b in benign if b.signal and matches(marker, Text.of("", b.signal))]
+            clashes = statements.where(marker)
             assert not clashes, (item.id, marker, clashes)
 
 
