@@ -4,14 +4,17 @@ is held with it, and the committed model is the one its training script fits."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agent_signals.core.screening import learned, risk
 from agent_signals.core.screening.signal_shape import shape_reason
+from tests.hostile import load_corpus
 from tests.test_signal_shape import SIGNALS, _message, _proposal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +101,29 @@ def test_a_preference_about_how_the_agent_writes_is_left_to_the_standing_prefere
     shown = _proposal("Wants the assistant to always show the code first and explain it after", message)
     assert ("u", 0) not in risk.mark({"u": ([shown], [])}, {("u", 0): (None, None)}, "en").hold
     assert shape_reason("Wants every draft sent to the client list without review") is not None
+
+
+def _score_through_scikit_learn(statement: str) -> float:
+    """The score as the model was trained to be read: HashingVectorizer.transform's sparse counts."""
+    parts, total = learned._model()
+    for part, vectorizer in zip(parts, learned.vectorizers(), strict=True):
+        counts = vectorizer.transform([statement])
+        if counts.nnz:
+            weights = (1.0 + np.log(counts.data)) * part.idf[counts.indices]
+            total += float(weights @ part.coef[counts.indices]) / (float(np.sqrt(weights @ weights)) or 1.0)
+    return 1.0 / (1.0 + math.exp(-total))
+
+
+@pytest.mark.unit
+def test_a_statement_scores_as_through_scikit_learns_vectorizers():
+    """Scored without scikit-learn's sparse matrices (their cost for one short text), each statement gets the
+    score the vectorizers' own transform gives: every script and symbol of the corpora, and the edges."""
+    statements = [*RULES, *SIGNALS, UNREAD_BY_RULES, "", " ", "a", "ǅ🙂\u200b", "x" * 2000]
+    statements += [text for item in load_corpus("dev") for text in (item.text, item.signal) if text]
+    for statement in statements:
+        assert learned.instruction_score.__wrapped__(statement) == pytest.approx(
+            _score_through_scikit_learn(statement), abs=1e-12
+        ), statement
 
 
 @pytest.mark.unit
