@@ -182,6 +182,38 @@ def test_a_worker_s_garbage_collector_leaves_the_loaded_screens_alone():
     assert asyncio.run(go()) > 500_000
 
 
+SETTLED = """
+import asyncio, gc, sys
+from agent_signals.stages.run.workers import Workers
+workers = Workers(int(sys.argv[1]), "offline/rules")
+before = gc.get_freeze_count()
+asyncio.run(workers.run(len, "work"))
+first = gc.get_freeze_count()
+kept = [[n] for n in range(50_000)]  # a second freeze would take these
+asyncio.run(workers.run(len, "more work"))
+workers.close()
+from agent_signals.core.screening import learned
+print(before, first, gc.get_freeze_count(), learned._model.cache_info().currsize == 1)
+"""
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("count", [0, 1])
+def test_the_run_s_process_freezes_what_it_loaded_once_as_its_first_work_begins(count):
+    """The run's own process freezes what it has loaded as the first users' work begins (its full
+    collections walked a million objects, half a second each), once; doing the work itself (no workers),
+    it loads the screens first, so that they are frozen too; with workers, it never loads them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", SETTLED, str(count)], capture_output=True, text=True,
+                          timeout=300, check=True)  # fmt: skip
+    before, first, again, screens = done.stdout.split()
+    assert int(before) == 0 and int(first) > (500_000 if count == 0 else 100_000)
+    assert int(again) <= int(first)  # once a process (frozen objects freed since leave the count)
+    assert screens == str(count == 0)
+
+
 @pytest.mark.unit
 def test_a_worker_ignores_the_signals_the_run_stops_on():
     async def go() -> tuple[int, int]:

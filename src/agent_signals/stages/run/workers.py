@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import heapq
 import itertools
 import multiprocessing
@@ -64,7 +65,8 @@ class Workers:
         self._order = itertools.count()
 
     def begin(self) -> None:
-        """Start the processes now, in the background (the run is about to need them)."""
+        """Start the processes now, in the background (the run is about to need them); settle this process."""
+        settle(self.model, in_process=not self.count or self._closed)
         if self.count and self._starting is None and not self._closed:
             self._starting = Future()
             # running: a job cancelled while it waits for the start cannot cancel it for the others
@@ -80,9 +82,9 @@ class Workers:
         """fn(*args, **kwargs) in a worker process (in this one with no workers), after the work waiting for
         the model (run_soon). A worker that died (killed, out of memory) fails the work it had; the pool is
         started again for the next."""
+        self.begin()
         if not self.count or self._closed:
             return fn(*args, **kwargs)
-        self.begin()
         return await self._run(LATER, fn, *args, **kwargs)
 
     async def run_soon(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -159,6 +161,24 @@ class Workers:
         if starting is not None:
             with contextlib.suppress(Exception):  # one that never started has nothing to stop
                 starting.result().shutdown(wait=True, cancel_futures=True)
+
+
+def settle(model: str, *, in_process: bool) -> None:
+    """Once a process, as its first users' work begins: what the process has loaded is frozen (gc.freeze, as
+    the fork server does: preload.py), so that the garbage collector's full collections no longer walk it
+    (about a million objects: half a second each in a run's process, a second where it does the users'
+    work itself, whose screens are loaded first for it). A run with nothing to do never gets here."""
+    global _settled
+    if _settled:
+        return
+    _settled = True
+    if in_process:
+        user_work.warm(model)
+    gc.collect(1)  # the young garbage; what is older and already garbage stays (once a process)
+    gc.freeze()
+
+
+_settled = False
 
 
 def _initialize(model: str) -> None:
