@@ -134,3 +134,23 @@ def bench_figures(server_url: str, program: str, *args: str) -> dict:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.bench
+def test_the_screen_cost_bench_prints_a_text_s_and_a_user_s_cpu(tmp_path: Path) -> None:
+    data = tmp_path / "msc.json"
+    facts = [
+        "I have two dogs.",
+        "I work as a nurse in Leeds.",
+        "My favorite color is blue.",
+        "I love hiking.",
+    ]
+    data.write_text(json.dumps({"users": [{"user_id": "u1", "facts": [{"text": f} for f in facts]}]}))
+    done = subprocess.run(
+        [sys.executable, "bench/screen_cost.py", "--data", str(data), "--texts", str(tmp_path / "texts.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(figures) == {"screen_text", "redact", "cited_message_asks", "user_set_intent", "user_ms"}
+    assert all(value > 0 for value in figures.values())
