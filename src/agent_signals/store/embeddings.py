@@ -10,7 +10,10 @@ from agent_signals.store.sqlfiles import query
 
 def vector_text(vector: tuple[float, ...] | list[float] | None) -> str | None:
     """pgvector's text form, cast with ::vector in SQL (no adapter registration on pooled connections)."""
-    return None if vector is None else "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
+    return None if vector is None else "[" + ",".join(map(_FLOAT, vector)) + "]"
+
+
+_FLOAT = "{:.7g}".format  # a float32's seven digits; mapped, about half the time of an f-string per float
 
 
 async def missing(conn: psycopg.AsyncConnection, user_id: str | None, limit: int) -> list[tuple[object, str]]:

@@ -182,8 +182,8 @@ class _Create(NamedTuple):
     held: str | None = None
 
 
-def _new_signal(signal_id: UUID, create: _Create) -> dict[str, Any]:
-    """A staged new signal (staging.apply_new_signals)."""
+def _new_signal(signal_id: UUID, create: _Create, embedding: str | None) -> dict[str, Any]:
+    """A staged new signal (staging.apply_new_signals); `embedding` is its vector's text (vector_text)."""
     p, prov = create.p, create.prov
     said = [c.message.created_at for c in p.evidence]
     return {
@@ -195,7 +195,7 @@ def _new_signal(signal_id: UUID, create: _Create) -> dict[str, Any]:
         "tier": p.tier,
         "first_seen_at": _utc(min(said)),
         "last_seen_at": _utc(max(said)),
-        "embedding": vector_text(p.embedding),
+        "embedding": embedding,
         # its mentions are its distinct cited messages (what sync_mentions would count)
         "mentions": len({c.message_key for c in p.evidence}),
         "run_id": str(prov.run_id),
@@ -387,6 +387,8 @@ class ShardWriter:
         ends, reinforcements, evidence, events."""
         assert len({o.user_id for o, _p, _held in candidates}) == len(candidates), "one candidate per user"
         exclusive = self.settings.run.exclusive_kinds
+        # each vector's text made once: it is staged with its candidate and again with the signal it creates
+        vectors = {id(p): vector_text(p.embedding) for _o, p, _held in candidates}
         staged = (
             {
                 "seq": seq,
@@ -394,7 +396,7 @@ class ShardWriter:
                 "normalized": p.normalized,
                 "kind": p.kind,
                 "exclusive": p.kind in exclusive,
-                "embedding": vector_text(p.embedding),
+                "embedding": vectors[id(p)],
                 "target": None if p.target is None else str(p.target.signal_id),  # an update's, an end's
                 "agent_id": p.agent_id,
             }
@@ -415,18 +417,20 @@ class ShardWriter:
                 candidate.hold(held)
             else:
                 action_of(p).write(candidate)
-        await self._create(round_.creates)
+        await self._create(round_.creates, vectors)
         await self._cite(round_.syncs, {o.user_id: p for o, p, _held in candidates})
         await self._bound(round_.bounds)
         await self._sync(round_.syncs)
 
-    async def _create(self, creates: list[_Create]) -> None:
+    async def _create(self, creates: list[_Create], vectors: dict[int, str | None]) -> None:
         """New signals (apply_create.sql); one whose deterministic id is taken (a signal whose text was later
         updated away from this one) is written again under a new id."""
         ids = [signal_id_for(c.user_id, c.p.normalized, c.p.agent_id) for c in creates]
         while creates:
             pairs = list(zip(ids, creates, strict=True))
-            await self._stage("staging.apply_new_signals", (_new_signal(i, c) for i, c in pairs))
+            await self._stage(
+                "staging.apply_new_signals", (_new_signal(i, c, vectors[id(c.p)]) for i, c in pairs)
+            )
             await self._stage(
                 "staging.apply_new_evidence", (_evidence(i, e) for i, c in pairs for e in c.p.evidence)
             )
